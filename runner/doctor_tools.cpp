@@ -1,0 +1,201 @@
+// Programs and devices outside the kernel's core: gVisor's runsc (the second back end), bwrap and
+// nsjail (benchmark baselines) and /dev/kvm (runsc's fastest platform, qemu acceleration).
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "doctor.hpp"
+
+extern char** environ;
+
+namespace jail::doctor {
+namespace {
+
+// What execvp would search when PATH is unset (glibc's default, plus the sbin directories root
+// usually has).
+constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// A `--version` that takes longer than this is hung, not slow.
+constexpr int kVersionTimeoutMs = 5000;
+
+// KVM_GET_API_VERSION has returned 12 since Linux 2.6.22; anything else is not a usable KVM.
+constexpr int kKvmApiVersion = 12;
+
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path != nullptr && *path != '\0' ? path : kDefaultPath;
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end == start ? "." : dirs.substr(start, end - start);
+    const std::string candidate = dir + "/" + name;
+    struct stat info {};
+    if (stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+// Runs `program --version` and returns the first line it prints, or "" when it prints nothing in
+// time. posix_spawn keeps doctor out of post-fork code for this; a hung program is killed and
+// reaped, so nothing is left running.
+std::string version_line(const std::string& program) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return "";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::string arg0 = program;
+  std::string arg1 = "--version";
+  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (spawned != 0) {
+    close(out[0]);
+    return "";
+  }
+  std::string text;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kVersionTimeoutMs);
+  bool timed_out = false;
+  while (text.find('\n') == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd ready{out[0], POLLIN, 0};
+    if (poll(&ready, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buffer[512];
+    const ssize_t n = read(out[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(out[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const size_t newline = text.find('\n');
+  return newline == std::string::npos ? text : text.substr(0, newline);
+}
+
+nlohmann::ordered_json tool_facts(const std::string& name, bool want_version) {
+  nlohmann::ordered_json facts;
+  const std::string path = find_on_path(name);
+  facts["present"] = !path.empty();
+  facts["path"] = path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(path);
+  if (want_version && !path.empty()) facts["version"] = version_line(path);
+  return facts;
+}
+
+}  // namespace
+
+Check check_runsc() {
+  Check check;
+  check.name = "runsc";
+  check.need = Need::optional;  // the native back end gives full isolation on its own
+  check.facts = tool_facts("runsc", true);
+  if (!check.facts["present"].get<bool>()) {
+    check.status = Status::missing;
+    check.finding = "not on PATH";
+    check.meaning =
+        "only the native back end; install gVisor's runsc for the user-space-kernel one";
+    return check;
+  }
+  const std::string version = check.facts["version"].get<std::string>();
+  check.finding = check.facts["path"].get<std::string>() + ": " +
+                  (version.empty() ? std::string("`--version` printed nothing") : version);
+  check.status = version.empty() ? Status::limited : Status::ok;
+  check.meaning = version.empty()
+                      ? "runsc is there but does not answer; the gVisor back end may fail"
+                      : "the gVisor back end is available";
+  return check;
+}
+
+Check check_benchmark_tools() {
+  Check check;
+  check.name = "benchmark_tools";
+  check.need = Need::optional;  // only bench/ compares against them
+  const nlohmann::ordered_json bwrap = tool_facts("bwrap", true);
+  const nlohmann::ordered_json nsjail = tool_facts("nsjail", false);
+  check.facts["bwrap"] = bwrap;
+  check.facts["nsjail"] = nsjail;
+  std::vector<std::string> present;
+  std::vector<std::string> absent;
+  (bwrap["present"].get<bool>() ? present : absent).push_back("bwrap");
+  (nsjail["present"].get<bool>() ? present : absent).push_back("nsjail");
+  std::string finding;
+  if (bwrap["present"].get<bool>()) {
+    const std::string version = bwrap["version"].get<std::string>();
+    finding = "bwrap" + (version.empty() ? std::string() : " (" + version + ")");
+  }
+  if (nsjail["present"].get<bool>()) finding += std::string(finding.empty() ? "" : ", ") + "nsjail";
+  if (!absent.empty()) {
+    finding += std::string(finding.empty() ? "" : "; ") + "not on PATH: " + join(absent, " ");
+  }
+  check.finding = finding;
+  check.status = absent.empty() ? Status::ok : present.empty() ? Status::missing : Status::limited;
+  check.meaning = absent.empty() ? "bench/ can compare jail with both"
+                                 : "bench/ skips the " + join(absent, " and ") +
+                                       " baseline; jail itself is unaffected";
+  return check;
+}
+
+Check check_kvm() {
+  Check check;
+  check.name = "kvm";
+  check.need = Need::optional;
+  struct stat info {};
+  const bool present = stat("/dev/kvm", &info) == 0 && S_ISCHR(info.st_mode);
+  int api = -1;
+  int error = 0;
+  if (present) {
+    // Opening /dev/kvm and asking its API version creates no VM.
+    const int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+      api = ioctl(fd, KVM_GET_API_VERSION, 0);
+      close(fd);
+    } else {
+      error = errno;
+    }
+  }
+  const bool usable = api == kKvmApiVersion;
+  check.facts["present"] = present;
+  check.facts["usable"] = usable;
+  check.facts["api_version"] =
+      api >= 0 ? nlohmann::ordered_json(api) : nlohmann::ordered_json(nullptr);
+  if (usable) {
+    check.status = Status::ok;
+    check.finding = "/dev/kvm usable (API " + std::to_string(api) + ")";
+    check.meaning = "runsc can use its KVM platform; the qemu VM tests can use acceleration";
+  } else {
+    check.status = Status::missing;
+    check.finding = !present     ? std::string("no /dev/kvm")
+                    : error != 0 ? "/dev/kvm cannot be opened: " + errno_name(error)
+                                 : "/dev/kvm answers API " + std::to_string(api);
+    check.meaning = "runsc falls back to systrap; the qemu VM tests run in software emulation";
+  }
+  return check;
+}
+
+}  // namespace jail::doctor
