@@ -288,7 +288,9 @@ Check check_cgroups() {
       meaning += "; in v2 jail must first move itself into a leaf of its own cgroup";
     }
   }
-  if (!lacking_required.empty()) {
+  if (!lacking_required.empty() && layout == "none") {
+    check.status = Status::missing;  // the meaning above already says everything
+  } else if (!lacking_required.empty()) {
     check.status = Status::missing;
     meaning += "; without " + join(lacking_required, " and ") +
                " it cannot limit a tool's memory or process count (runs that ask for limits "
