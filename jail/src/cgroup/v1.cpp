@@ -149,7 +149,11 @@ Usage usage(const Group::State& state) {
     u.oom_killed = kills.value_or(0) > 0;
     const auto failcnt = files::number(read(mem->path + "/memory.failcnt")).value_or(0);
     const auto memsw_failcnt = files::number(read(mem->path + "/memory.memsw.failcnt")).value_or(0);
-    u.memory_limit_hit = failcnt > 0 || memsw_failcnt > 0;
+    // Recent kernels no longer count failcnt for every failed charge, so a peak at the limit
+    // or an OOM kill tells as well.
+    const auto limit = files::number(read(mem->path + "/memory.limit_in_bytes"));
+    const bool at_limit = peak && limit && *peak >= *limit;
+    u.memory_limit_hit = failcnt > 0 || memsw_failcnt > 0 || at_limit || u.oom_killed;
   }
   if (const auto* pids = state.dir_with("pids")) {
     u.pids_limit_hit = files::keyed(read(pids->path + "/pids.events"), "max").value_or(0) > 0;
