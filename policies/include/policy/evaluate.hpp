@@ -1,0 +1,20 @@
+// The IR evaluator: what the compiled filter decides for one syscall, and which line decided.
+// The supervisor answers seccomp user notifications with it, so it must agree exactly with
+// compile() — the tests run both against the same inputs.
+#pragma once
+
+#include <linux/seccomp.h>
+
+#include "policy/policy.hpp"
+
+namespace jail::policy {
+
+struct Decision {
+  Action action;
+  SourceLocation where;  // the deciding rule, or the `default` line
+  bool by_default = false;
+};
+
+[[nodiscard]] Decision evaluate(const Policy& policy, const struct seccomp_data& data);
+
+}  // namespace jail::policy

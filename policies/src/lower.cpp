@@ -1,0 +1,386 @@
+// Lowering: parsed files → the Policy IR. Resolves includes (in place, relative to the
+// including file or by shipped name), syscall names, constants and errno names, and collects
+// every error with its position before deciding that the policy is unusable.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "parser.hpp"
+#include "policy/constants.hpp"
+#include "policy/policy.hpp"
+#include "policy/syscalls.hpp"
+#include "shipped.hpp"
+#include "suggest.hpp"
+
+namespace jail::policy {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::Atom;
+using detail::CondNode;
+using detail::Statement;
+using detail::ValueExpr;
+
+constexpr int kMaxIncludeDepth = 8;
+constexpr int kMaxErrno = 4095;  // SECCOMP_RET_DATA keeps 16 bits, the kernel caps at MAX_ERRNO
+
+struct SourceId {
+  std::string key;      // what cycles are detected on
+  std::string display;  // what diagnostics print
+  std::string dir;      // where relative includes resolve ("" for shipped files)
+  bool shipped = false;
+  std::string text;
+};
+
+struct EffectiveDefault {
+  Action action;
+  SourceLocation where;
+};
+
+const detail::ShippedFile* find_shipped(std::string_view name) {
+  for (const auto& f : detail::shipped_files())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> selectable_shipped() {
+  std::vector<std::string> names;
+  // The baseline is prepended to every policy; it is not a policy on its own.
+  for (const auto& f : detail::shipped_files())
+    if (f.name != "baseline") names.emplace_back(f.name);
+  return names;
+}
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
+  return out;
+}
+
+SourceId shipped_source(const detail::ShippedFile& f) {
+  return SourceId{"shipped:" + std::string(f.name), std::string(f.name) + ".policy", "", true,
+                  std::string(f.text)};
+}
+
+class Loader {
+ public:
+  LoadResult run(const SourceId& top) {
+    if (const auto* base = find_shipped("baseline")) load(shipped_source(*base), 0);
+    auto def = load(top, 0);
+    if (!def) {
+      error(SourceLocation{top.display, 0, 0},
+            "no 'default' line: every policy names what happens to syscalls no rule decides, "
+            "e.g. 'default errno EPERM'",
+            "");
+    } else {
+      policy_.default_action = def->action;
+      policy_.default_where = def->where;
+    }
+    policy_.name = top.display;
+    LoadResult result;
+    result.diagnostics = std::move(diags_);
+    if (!has_errors(result.diagnostics)) result.policy = std::move(policy_);
+    return result;
+  }
+
+ private:
+  void error(SourceLocation where, std::string message, std::string line) {
+    diags_.push_back(
+        Diagnostic{Severity::error, std::move(where), std::move(message), std::move(line)});
+  }
+
+  std::optional<EffectiveDefault> load(const SourceId& src, int depth) {
+    bool seen = false;
+    for (const auto& s : policy_.sources) seen = seen || s.name == src.display;
+    if (!seen) policy_.sources.push_back(SourceFile{src.display, src.text});
+    stack_.push_back(src);
+    detail::ParsedFile parsed = detail::parse_file(src.text, src.display);
+    for (auto& d : parsed.diagnostics) diags_.push_back(std::move(d));
+    std::optional<EffectiveDefault> own;
+    std::optional<EffectiveDefault> inherited;
+    for (const Statement& st : parsed.statements) {
+      const std::string& line = parsed.lines[static_cast<std::size_t>(st.line - 1)];
+      auto at = [&](int column) { return SourceLocation{src.display, st.line, column}; };
+      switch (st.kind) {
+        case Statement::Kind::default_action: {
+          auto action = lower_action(st.action, at, line);
+          if (own) {
+            error(at(st.action.column),
+                  "second 'default' in this file (the first is at line " +
+                      std::to_string(own->where.line) + ")",
+                  line);
+          } else if (action) {
+            own = EffectiveDefault{*action, at(1)};
+          }
+          break;
+        }
+        case Statement::Kind::include: {
+          auto def = include(src, st, depth, at(st.include_column), line);
+          if (def && !inherited) inherited = def;
+          break;
+        }
+        case Statement::Kind::rule:
+          lower_rule(st, src.display, line);
+          break;
+      }
+    }
+    stack_.pop_back();
+    // A file's own default wins; otherwise the first included file that has one.
+    return own ? own : inherited;
+  }
+
+  std::optional<EffectiveDefault> include(const SourceId& from, const Statement& st, int depth,
+                                          const SourceLocation& where, const std::string& line) {
+    const std::string& target = st.include_target;
+    std::optional<SourceId> next;
+    bool is_path =
+        target.find('/') != std::string::npos || (target.size() > 7 && target.ends_with(".policy"));
+    std::string shipped_name =
+        target.ends_with(".policy") ? target.substr(0, target.size() - 7) : target;
+    if (!is_path || from.shipped) {
+      const auto* f = shipped_name == "baseline" ? nullptr : find_shipped(shipped_name);
+      if (f == nullptr) {
+        auto names = selectable_shipped();
+        std::string hint = detail::did_you_mean(shipped_name, names);
+        error(where,
+              "unknown shipped policy '" + target + "'" +
+                  (hint.empty() ? " (shipped: " + join(names, ", ") + ")" : hint),
+              line);
+        return std::nullopt;
+      }
+      next = shipped_source(*f);
+    } else {
+      fs::path path =
+          fs::path(target).is_absolute() ? fs::path(target) : fs::path(from.dir) / target;
+      std::ifstream in(path);
+      if (!in) {
+        error(where, "cannot read included file '" + path.lexically_normal().string() + "'", line);
+        return std::nullopt;
+      }
+      std::stringstream buf;
+      buf << in.rdbuf();
+      std::error_code ec;
+      fs::path canonical = fs::weakly_canonical(path, ec);
+      next = SourceId{ec ? path.string() : canonical.string(), path.lexically_normal().string(),
+                      path.parent_path().string(), false, buf.str()};
+    }
+    for (const auto& s : stack_) {
+      if (s.key != next->key) continue;
+      std::string chain;
+      for (const auto& t : stack_) chain += t.display + " → ";
+      error(where, "include cycle: " + chain + next->display, line);
+      return std::nullopt;
+    }
+    if (depth + 1 > kMaxIncludeDepth) {
+      error(where, "includes nested deeper than " + std::to_string(kMaxIncludeDepth) + " files",
+            line);
+      return std::nullopt;
+    }
+    return load(*next, depth + 1);
+  }
+
+  template <typename At>
+  std::optional<Action> lower_action(const detail::ActionNode& node, At at,
+                                     const std::string& line) {
+    Action a;
+    a.kind = node.kind;
+    if (node.kind != ActionKind::errno_code) return a;
+    const Atom& v = *node.errno_atom;
+    long long value = 0;
+    if (v.is_number) {
+      if (v.number == 0 || v.number > kMaxErrno) {
+        error(at(v.column),
+              "errno " + std::to_string(v.number) + " is out of range: use 1 … " +
+                  std::to_string(kMaxErrno) + (v.number == 0 ? " ('errno 0' fakes success)" : ""),
+              line);
+        return std::nullopt;
+      }
+      value = static_cast<long long>(v.number);
+    } else if (auto e = errno_value(v.name)) {
+      value = *e;
+    } else {
+      std::vector<std::string> names;
+      for (const auto& c : all_errno_names()) names.emplace_back(c.name);
+      error(at(v.column),
+            "unknown errno name '" + v.name + "'" + detail::did_you_mean(v.name, names), line);
+      return std::nullopt;
+    }
+    a.errno_value = static_cast<std::uint16_t>(value);
+    return a;
+  }
+
+  std::optional<std::uint64_t> value_of(const ValueExpr& v, const std::string& file, int line_no,
+                                        const std::string& line) {
+    std::uint64_t out = 0;
+    bool ok = true;
+    for (const Atom& a : v.atoms) {
+      if (a.is_number) {
+        out |= a.number;
+      } else if (auto c = constant_value(a.name)) {
+        out |= *c;
+      } else {
+        std::vector<std::string> names;
+        for (const auto& nc : all_constants()) names.emplace_back(nc.name);
+        error(SourceLocation{file, line_no, a.column},
+              "unknown constant '" + a.name + "'" + detail::did_you_mean(a.name, names), line);
+        ok = false;
+      }
+    }
+    return ok ? std::optional(out) : std::nullopt;
+  }
+
+  std::optional<Condition> lower_cond(const CondNode& n, const std::string& file, int line_no,
+                                      const std::string& line) {
+    Condition c;
+    bool ok = true;
+    switch (n.kind) {
+      case CondNode::Kind::all_of:
+      case CondNode::Kind::any_of:
+        c.kind =
+            n.kind == CondNode::Kind::all_of ? Condition::Kind::all_of : Condition::Kind::any_of;
+        for (const auto& op : n.operands) {
+          auto sub = lower_cond(op, file, line_no, line);
+          ok = ok && sub.has_value();
+          if (sub) c.operands.push_back(std::move(*sub));
+        }
+        break;
+      case CondNode::Kind::compare:
+      case CondNode::Kind::in_set: {
+        std::uint64_t mask = ~std::uint64_t{0};
+        if (n.mask) {
+          auto m = value_of(*n.mask, file, line_no, line);
+          ok = m.has_value();
+          if (m) mask = *m;
+        }
+        std::vector<Condition> compares;
+        for (const auto& v : n.values) {
+          auto value = value_of(v, file, line_no, line);
+          ok = ok && value.has_value();
+          Condition cmp;
+          cmp.arg = n.arg;
+          cmp.mask = mask;
+          cmp.op = n.op;
+          cmp.value = value.value_or(0);
+          compares.push_back(cmp);
+        }
+        if (n.kind == CondNode::Kind::compare) {
+          c = compares.front();
+        } else {
+          c.kind = Condition::Kind::any_of;
+          c.operands = std::move(compares);
+        }
+        break;
+      }
+    }
+    return ok ? std::optional(std::move(c)) : std::nullopt;
+  }
+
+  // The kernel reads some arguments as 32-bit ints; compare only what it reads.
+  static void narrow(Condition& c, int nr) {
+    if (c.kind != Condition::Kind::compare) {
+      for (auto& op : c.operands) narrow(op, nr);
+      return;
+    }
+    if (is_32bit_argument(nr, c.arg)) {
+      c.mask &= 0xffffffffULL;
+      c.value &= 0xffffffffULL;
+    }
+  }
+
+  void lower_rule(const Statement& st, const std::string& file, const std::string& line) {
+    auto at = [&](int column) { return SourceLocation{file, st.line, column}; };
+    auto action = lower_action(st.action, at, line);
+    std::optional<Condition> cond;
+    bool cond_ok = true;
+    if (st.condition) {
+      cond = lower_cond(*st.condition, file, st.line, line);
+      cond_ok = cond.has_value();
+    }
+    for (const auto& name : st.syscalls) {
+      auto nr = syscall_number(name.name);
+      if (!nr || *nr < 0) {
+        error(at(name.column),
+              "unknown syscall '" + name.name + "'" +
+                  detail::did_you_mean(name.name, all_syscall_names()),
+              line);
+        continue;
+      }
+      if (!action || !cond_ok) continue;
+      Rule r;
+      r.syscall = *nr;
+      r.action = *action;
+      r.condition = cond;
+      if (r.condition) narrow(*r.condition, *nr);
+      r.condition_text = st.condition_text;
+      r.where = at(name.column);
+      policy_.rules.push_back(std::move(r));
+    }
+  }
+
+  Policy policy_;
+  std::vector<Diagnostic> diags_;
+  std::vector<SourceId> stack_;
+};
+
+LoadResult load_source(const SourceId& src) {
+  return Loader().run(src);
+}
+
+}  // namespace
+
+std::vector<std::string> shipped_policy_names() {
+  return selectable_shipped();
+}
+
+LoadResult try_parse_policy(std::string_view text, std::string_view display_name,
+                            std::string_view base_dir) {
+  return load_source(SourceId{"text:" + std::string(display_name), std::string(display_name),
+                              std::string(base_dir), false, std::string(text)});
+}
+
+LoadResult try_load_policy(std::string_view name_or_path) {
+  std::string arg(name_or_path);
+  bool is_path = arg.find('/') != std::string::npos || arg.ends_with(".policy");
+  if (!is_path) {
+    const auto* f = arg == "baseline" ? nullptr : find_shipped(arg);
+    if (f == nullptr) {
+      auto names = selectable_shipped();
+      LoadResult r;
+      r.diagnostics.push_back(Diagnostic{
+          Severity::error, SourceLocation{arg, 0, 0},
+          "no shipped policy named '" + arg + "'" + detail::did_you_mean(arg, names) +
+              "; shipped policies: " + join(names, ", ") + " (a file path needs a '/' or .policy)",
+          ""});
+      return r;
+    }
+    return load_source(shipped_source(*f));
+  }
+  std::ifstream in(arg);
+  if (!in) {
+    LoadResult r;
+    r.diagnostics.push_back(
+        Diagnostic{Severity::error, SourceLocation{arg, 0, 0}, "cannot read the policy file", ""});
+    return r;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(arg, ec);
+  return load_source(SourceId{ec ? arg : canonical.string(), arg,
+                              fs::path(arg).parent_path().string(), false, buf.str()});
+}
+
+Policy load_policy(std::string_view name_or_path) {
+  LoadResult r = try_load_policy(name_or_path);
+  if (!r.policy) throw PolicyError(std::move(r.diagnostics));
+  return std::move(*r.policy);
+}
+
+Policy parse_policy(std::string_view text, std::string_view display_name,
+                    std::string_view base_dir) {
+  LoadResult r = try_parse_policy(text, display_name, base_dir);
+  if (!r.policy) throw PolicyError(std::move(r.diagnostics));
+  return std::move(*r.policy);
+}
+
+}  // namespace jail::policy

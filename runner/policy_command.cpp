@@ -1,0 +1,121 @@
+#include "policy_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "policy/compile.hpp"
+#include "policy/policy.hpp"
+#include "policy/tools.hpp"
+
+namespace jail::runner {
+namespace {
+
+namespace policy = jail::policy;
+
+// parse + compile (both routings) + lint; every diagnostic printed, errors decide the exit.
+int check(const std::vector<std::string>& files) {
+  bool failed = false;
+  for (const auto& file : files) {
+    policy::LoadResult loaded = policy::try_load_policy(file);
+    std::vector<policy::Diagnostic> diags = loaded.diagnostics;
+    if (loaded.policy) {
+      try {
+        (void)policy::compile(*loaded.policy, policy::Routing::direct);
+        (void)policy::compile(*loaded.policy, policy::Routing::notify);
+      } catch (const policy::CompileError& e) {
+        diags.push_back(policy::Diagnostic{policy::Severity::error,
+                                           policy::SourceLocation{file, 0, 0}, e.what(), ""});
+      }
+      auto findings = policy::lint(*loaded.policy);
+      diags.insert(diags.end(), findings.begin(), findings.end());
+    }
+    std::cerr << policy::format(diags);
+    bool bad = policy::has_errors(diags);
+    std::size_t warnings = 0;
+    for (const auto& d : diags) warnings += d.severity == policy::Severity::warning ? 1 : 0;
+    std::cout << file << ": " << (bad ? "FAILED" : "ok");
+    if (warnings != 0)
+      std::cout << " (" << warnings << " warning" << (warnings == 1 ? "" : "s") << ")";
+    std::cout << "\n";
+    failed = failed || bad;
+  }
+  return failed ? 1 : 0;
+}
+
+int explain(const std::string& file, const std::vector<std::string>& syscalls,
+            const std::string& format) {
+  policy::LoadResult loaded = policy::try_load_policy(file);
+  if (!loaded.policy) {
+    std::cerr << policy::format(loaded.diagnostics);
+    return 1;
+  }
+  try {
+    if (format == "json") {
+      std::cout << policy::explain_json(*loaded.policy, syscalls).dump(2) << "\n";
+    } else {
+      std::cout << policy::explain_text(*loaded.policy, syscalls);
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "jail policy explain: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+int bpf(const std::string& file, const std::string& routing) {
+  policy::LoadResult loaded = policy::try_load_policy(file);
+  if (!loaded.policy) {
+    std::cerr << policy::format(loaded.diagnostics);
+    return 1;
+  }
+  try {
+    auto prog = policy::compile(
+        *loaded.policy, routing == "notify" ? policy::Routing::notify : policy::Routing::direct);
+    std::cout << policy::disassemble(prog);
+  } catch (const policy::CompileError& e) {
+    std::cerr << file << ": " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_policy_command(int argc, char** argv) {
+  CLI::App app{"Read, check and explain seccomp policies", "jail policy"};
+  app.require_subcommand(1);
+
+  std::vector<std::string> check_files;
+  auto* check_cmd =
+      app.add_subcommand("check", "parse, compile and lint policies; exit 1 on errors");
+  check_cmd->add_option("FILE", check_files, "policy file or shipped name")->required();
+
+  std::string explain_file, format = "text";
+  std::vector<std::string> explain_syscalls;
+  auto* explain_cmd = app.add_subcommand("explain", "which rule decides each syscall");
+  explain_cmd->add_option("FILE", explain_file, "policy file or shipped name")->required();
+  explain_cmd->add_option("SYSCALL", explain_syscalls, "only these syscalls");
+  explain_cmd->add_option("--format", format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  std::string bpf_file, routing = "direct";
+  auto* bpf_cmd = app.add_subcommand("bpf", "the compiled BPF program, one instruction a line");
+  bpf_cmd->add_option("FILE", bpf_file, "policy file or shipped name")->required();
+  bpf_cmd->add_option("--routing", routing, "direct (actions in the filter) or notify (supervisor)")
+      ->check(CLI::IsMember({"direct", "notify"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (*check_cmd) return check(check_files);
+  if (*explain_cmd) return explain(explain_file, explain_syscalls, format);
+  if (*bpf_cmd) return bpf(bpf_file, routing);
+  return 2;
+}
+
+}  // namespace jail::runner
