@@ -34,7 +34,17 @@ class Child {
       ::close(out[0]);
       char c;
       if (::read(go[0], &c, 1) != 1) ::_exit(99);  // the test gave up before go()
-      ::_exit(body(out[1]));
+      // Never let an exception climb back into the test runner of the forked copy.
+      int code = 97;
+      try {
+        code = body(out[1]);
+      } catch (const std::exception& e) {
+        ::dprintf(out[1], "exception: %s\n", e.what());
+        code = 98;
+      } catch (...) {
+        code = 98;
+      }
+      ::_exit(code);
     }
     ::close(go[0]);
     ::close(out[1]);
