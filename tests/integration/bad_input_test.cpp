@@ -1,0 +1,133 @@
+// Bad input: exit code exactly 125 and one clear line on stderr starting "jail: " that names what
+// failed; never a crash, never the tool started.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+class BadInput : public CallerTest {
+ protected:
+  // Runs `args` and checks the setup-failure contract; `names` must appear in the message.
+  void expect_setup_failure(const std::vector<std::string>& args, const std::string& names = "") {
+    std::string shown;
+    for (const std::string& a : args) shown += " '" + a + "'";
+    SCOPED_TRACE("jail" + shown);
+    RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 125) << describe(r);
+    EXPECT_EQ(r.signal, 0) << describe(r);
+    for (const char* crash : {"terminate called", "Aborted", "Segmentation", "what():"}) {
+      EXPECT_EQ(r.err.find(crash), std::string::npos) << describe(r);
+    }
+    EXPECT_EQ(r.out.find("tool-ran"), std::string::npos) << "the tool ran\n" << describe(r);
+    std::vector<std::string> lines;
+    for (const std::string& line : split_lines(r.err)) {
+      if (!trim(line).empty()) lines.push_back(line);
+    }
+    ASSERT_EQ(lines.size(), 1u) << "expected a one-line message\n" << describe(r);
+    EXPECT_TRUE(lines[0].starts_with("jail: ")) << describe(r);
+    EXPECT_GT(lines[0].size(), std::string("jail: ").size() + 10) << describe(r);
+    if (!names.empty()) {
+      EXPECT_NE(lines[0].find(names), std::string::npos)
+          << "the message should name " << names << "\n"
+          << describe(r);
+    }
+  }
+
+  const std::vector<std::string> tool_ = {"sh", "-c", "echo tool-ran"};
+};
+
+TEST_P(BadInput, UnknownFlag) {
+  expect_setup_failure(concat({{"--no-such-flag", "--"}, tool_}), "--no-such-flag");
+  expect_setup_failure(concat({{"run", "--no-such-flag", "--"}, tool_}), "--no-such-flag");
+}
+
+TEST_P(BadInput, MissingDoubleDash) {
+  expect_setup_failure({"sh", "-c", "echo tool-ran"});
+  expect_setup_failure({"run", "sh", "-c", "echo tool-ran"});
+  expect_setup_failure({"--hostname", "x", "sh", "-c", "echo tool-ran"});
+}
+
+TEST_P(BadInput, EmptyCommand) {
+  expect_setup_failure({"--"});
+  expect_setup_failure({"run", "--"});
+  expect_setup_failure({"--hostname", "x", "--"});
+}
+
+TEST_P(BadInput, NoArgumentsAtAll) {
+  expect_setup_failure({});
+}
+
+TEST_P(BadInput, BindSourceMissing) {
+  const std::string missing = "/nonexistent/jail-itest-source";
+  expect_setup_failure(concat({{"--bind", missing + ":/data", "--"}, tool_}), missing);
+  expect_setup_failure(concat({{"--ro-bind", missing + ":/data", "--"}, tool_}), missing);
+  expect_setup_failure(concat({{"--bind", missing, "--"}, tool_}), missing);
+}
+
+TEST_P(BadInput, BindTargetThroughSymlinkEscapingTheRoot) {
+  // The cwd is bound into the jail; links in it point out of the jail's root.
+  std::filesystem::create_directory_symlink("/root", cwd_ / "escape-abs");
+  std::filesystem::create_directory_symlink("../../../../../../../../../root", cwd_ / "escape-rel");
+  TempDir source;
+  expect_setup_failure(
+      concat({{"--bind", source.path() + ":" + (cwd_ / "escape-abs"), "--"}, tool_}));
+  expect_setup_failure(
+      concat({{"--bind", source.path() + ":" + (cwd_ / "escape-rel") + "/sub", "--"}, tool_}));
+  expect_setup_failure(
+      concat({{"--ro-bind", source.path() + ":" + (cwd_ / "escape-abs") + "/x", "--"}, tool_}));
+  expect_setup_failure(concat({{"--tmpfs", cwd_ / "escape-abs", "--"}, tool_}));
+}
+
+TEST_P(BadInput, RootfsMissing) {
+  const std::string missing = "/nonexistent/jail-itest-rootfs";
+  expect_setup_failure(concat({{"--rootfs", missing, "--"}, tool_}), missing);
+}
+
+TEST_P(BadInput, CwdMissing) {
+  expect_setup_failure(concat({{"--cwd", "/nonexistent-jail-itest-cwd", "--"}, tool_}),
+                       "/nonexistent-jail-itest-cwd");
+}
+
+TEST_P(BadInput, BadFlagValues) {
+  expect_setup_failure(concat({{"--net", "bogus", "--"}, tool_}), "bogus");
+  expect_setup_failure(concat({{"--uid", "abc", "--"}, tool_}));
+  expect_setup_failure(concat({{"--gid", "-5", "--"}, tool_}));
+  expect_setup_failure(concat({{"--log-format", "xml", "--"}, tool_}), "xml");
+  expect_setup_failure(concat({{"--tmpfs-size", "lots", "--"}, tool_}));
+  expect_setup_failure(concat({{"--env", "NO_EQUALS_SIGN", "--"}, tool_}));
+  expect_setup_failure(concat({{"--uid", "--"}, tool_}));
+}
+
+TEST_P(BadInput, FlagsAfterDoubleDashBelongToTheCommand) {
+  RunResult r = run({"--", "--no-such-flag"});
+  EXPECT_EQ(r.exit_code, 127) << describe(r);
+}
+
+TEST_P(BadInput, SetupErrorStatusNamesTheStep) {
+  TempDir dir;
+  std::string path = dir / "status.json";
+  RunResult r = run(concat(
+      {{"--status-file", path, "--bind", "/nonexistent/jail-itest-source:/d", "--"}, tool_}));
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  std::optional<std::string> text = read_file(path);
+  ASSERT_TRUE(text) << "no status written\n" << describe(r);
+  auto s = nlohmann::json::parse(*text, nullptr, false);
+  ASSERT_TRUE(s.is_object()) << *text;
+  EXPECT_EQ(s.value("outcome", ""), "setup_error") << *text;
+  ASSERT_TRUE(s["error"].is_object()) << *text;
+  EXPECT_FALSE(s["error"].value("step", "").empty()) << *text;
+  EXPECT_EQ(s["error"].value("errno_name", ""), "ENOENT") << *text;
+  EXPECT_FALSE(s["error"].value("message", "").empty()) << *text;
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(BadInput);
+
+}  // namespace
+}  // namespace jail_test

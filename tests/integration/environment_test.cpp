@@ -1,0 +1,87 @@
+// The environment inside: cleared, a safe default set, plus exactly what --env/--pass-env add.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+class Environment : public CallerTest {
+ protected:
+  // `env` inside, as a map; every line must be K=V.
+  std::map<std::string, std::string> env_inside(const std::vector<std::string>& flags,
+                                                RunOptions options = {}) {
+    RunResult r = run(concat({flags, {"--", "env"}}), options);
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    std::map<std::string, std::string> env;
+    for (const std::string& line : split_lines(r.out)) {
+      std::size_t eq = line.find('=');
+      EXPECT_NE(eq, std::string::npos) << line;
+      if (eq == std::string::npos) continue;
+      EXPECT_FALSE(env.count(line.substr(0, eq))) << "twice: " << line << "\n" << r.out;
+      env[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    return env;
+  }
+};
+
+std::string dump(const std::map<std::string, std::string>& env) {
+  std::string text;
+  for (const auto& [k, v] : env) text += k + "=" + v + "\n";
+  return text;
+}
+
+TEST_P(Environment, DefaultSetOnly) {
+  auto env = env_inside(
+      {}, {.extra_env = {"TERM=xterm-256color", "LD_PRELOAD=/nonexistent.so", "HOME=/root"}});
+  const std::map<std::string, std::string> expected = {
+      {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C.UTF-8"}};
+  EXPECT_EQ(env, expected) << "inside:\n" << dump(env);
+}
+
+TEST_P(Environment, CallerVariablesDoNotLeak) {
+  auto env = env_inside({});
+  EXPECT_FALSE(env.count(kCallerSecretName)) << dump(env);
+  EXPECT_FALSE(env.count("TERM")) << "TERM only when stdout is a tty\n" << dump(env);
+}
+
+TEST_P(Environment, EnvFlagAdds) {
+  auto env = env_inside({"--env", "FOO=bar", "--env", "EMPTY=", "--env", "WITH_EQ=a=b"});
+  EXPECT_EQ(env["FOO"], "bar") << dump(env);
+  EXPECT_TRUE(env.count("EMPTY")) << dump(env);
+  EXPECT_EQ(env["EMPTY"], "") << dump(env);
+  EXPECT_EQ(env["WITH_EQ"], "a=b") << dump(env);
+  EXPECT_EQ(env["PATH"], "/usr/local/bin:/usr/bin:/bin") << dump(env);
+  EXPECT_FALSE(env.count(kCallerSecretName)) << dump(env);
+}
+
+TEST_P(Environment, EnvFlagOverridesADefault) {
+  auto env = env_inside({"--env", "HOME=/home-inside", "--env", "LANG=C"});
+  EXPECT_EQ(env["HOME"], "/home-inside") << dump(env);
+  EXPECT_EQ(env["LANG"], "C") << dump(env);
+}
+
+TEST_P(Environment, PassEnvCopiesTheCallersValue) {
+  auto env =
+      env_inside({"--pass-env", kCallerSecretName}, {.extra_env = {"OTHER_CALLER_VAR=not-passed"}});
+  EXPECT_EQ(env[kCallerSecretName], kCallerSecretValue) << dump(env);
+  EXPECT_FALSE(env.count("OTHER_CALLER_VAR")) << dump(env);
+}
+
+TEST_P(Environment, ValuesAreNotInterpretedByAShell) {
+  auto env = env_inside({"--env", "TRICKY=$(echo pwned); `id` 'q' \"d\" \\ *"});
+  EXPECT_EQ(env["TRICKY"], "$(echo pwned); `id` 'q' \"d\" \\ *") << dump(env);
+}
+
+TEST_P(Environment, ArgumentsReachTheToolUnchanged) {
+  RunResult r = run({"--", "printf", "[%s]\\n", "a b", "", "$HOME", "*", "--", "-v"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "[a b]\n[]\n[$HOME]\n[*]\n[--]\n[-v]\n") << describe(r);
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(Environment);
+
+}  // namespace
+}  // namespace jail_test

@@ -1,0 +1,154 @@
+// --status-file / --status-fd: one JSON object (then a newline) describing the run, with
+// separate fields for outcome, exit code, signal and error.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+using nlohmann::json;
+
+class Status : public CallerTest {
+ protected:
+  // Runs with --status-file in a directory the caller can write; returns the parsed object.
+  json run_with_status_file(const std::vector<std::string>& command, RunResult& result) {
+    std::string path = status_dir_ / "status.json";
+    result = run(concat({{"--status-file", path, "--"}, command}));
+    std::optional<std::string> text = read_file(path);
+    if (!text) {
+      ADD_FAILURE() << "no status file at " << path << "\n" << describe(result);
+      return json();
+    }
+    return parse_one(*text);
+  }
+
+  static json parse_one(const std::string& text) {
+    EXPECT_FALSE(text.empty());
+    if (text.empty()) return json();
+    EXPECT_EQ(text.back(), '\n') << "status must end with a newline: " << text;
+    std::string body = text.substr(0, text.size() - 1);
+    EXPECT_EQ(body.find('\n'), std::string::npos) << "status must be one line: " << text;
+    json parsed = json::parse(body, nullptr, false);
+    EXPECT_FALSE(parsed.is_discarded()) << "not JSON: " << text;
+    EXPECT_TRUE(parsed.is_object()) << text;
+    return parsed.is_discarded() ? json() : parsed;
+  }
+
+  // Fields every status carries, whatever the outcome.
+  static void expect_shape(const json& s) {
+    ASSERT_TRUE(s.is_object()) << s.dump();
+    for (const char* key : {"outcome", "exit_code", "signal", "violation", "denials", "wall_ms",
+                            "cpu_user_ms", "cpu_sys_ms", "peak_memory_bytes", "error"}) {
+      EXPECT_TRUE(s.contains(key)) << "missing \"" << key << "\" in " << s.dump();
+    }
+    EXPECT_TRUE(s["outcome"].is_string()) << s.dump();
+    EXPECT_TRUE(s["exit_code"].is_number_integer()) << s.dump();
+    EXPECT_TRUE(s["signal"].is_number_integer()) << s.dump();
+    for (const char* key : {"wall_ms", "cpu_user_ms", "cpu_sys_ms", "peak_memory_bytes"}) {
+      EXPECT_TRUE(s[key].is_number()) << key << " in " << s.dump();
+      if (s[key].is_number()) {
+        EXPECT_GE(s[key].get<double>(), 0) << key << " in " << s.dump();
+      }
+    }
+    ASSERT_TRUE(s["denials"].is_object()) << s.dump();
+    EXPECT_TRUE(s["denials"]["count"].is_number_integer()) << s.dump();
+    EXPECT_TRUE(s["denials"]["first"].is_array()) << s.dump();
+  }
+
+  TempDir status_dir_;
+};
+
+TEST_P(Status, ExitedWithCode) {
+  RunResult r;
+  json s = run_with_status_file({"sh", "-c", "exit 3"}, r);
+  EXPECT_EQ(r.exit_code, 3) << describe(r);
+  expect_shape(s);
+  EXPECT_EQ(s.value("outcome", ""), "exited") << s.dump();
+  EXPECT_EQ(s.value("exit_code", -1), 3) << s.dump();
+  EXPECT_EQ(s.value("signal", -1), 0) << s.dump();
+  EXPECT_TRUE(s["error"].is_null()) << s.dump();
+  EXPECT_TRUE(s["violation"].is_null()) << s.dump();
+  EXPECT_EQ(s["denials"].value("count", -1), 0) << s.dump();
+}
+
+TEST_P(Status, ExitedZero) {
+  RunResult r;
+  json s = run_with_status_file({"true"}, r);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  expect_shape(s);
+  EXPECT_EQ(s.value("outcome", ""), "exited") << s.dump();
+  EXPECT_EQ(s.value("exit_code", -1), 0) << s.dump();
+}
+
+TEST_P(Status, WallTimeIsMeasured) {
+  RunResult r;
+  json s = run_with_status_file({"sleep", "0.3"}, r);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  expect_shape(s);
+  if (s.contains("wall_ms") && s["wall_ms"].is_number()) {
+    EXPECT_GE(s["wall_ms"].get<double>(), 250) << s.dump();
+    EXPECT_LT(s["wall_ms"].get<double>(), 20000) << s.dump();
+  }
+}
+
+TEST_P(Status, Signaled) {
+  RunResult r;
+  json s = run_with_status_file({"sh", "-c", "kill -USR1 $$"}, r);
+  EXPECT_EQ(r.exit_code, 138) << describe(r);
+  expect_shape(s);
+  EXPECT_EQ(s.value("outcome", ""), "signaled") << s.dump();
+  EXPECT_EQ(s.value("signal", -1), 10) << s.dump();
+  EXPECT_TRUE(s["error"].is_null()) << s.dump();
+}
+
+TEST_P(Status, CommandNotFound) {
+  RunResult r;
+  json s = run_with_status_file({"no-such-command-for-jail-tests"}, r);
+  EXPECT_EQ(r.exit_code, 127) << describe(r);
+  expect_shape(s);
+  EXPECT_EQ(s.value("outcome", ""), "setup_error") << s.dump();
+  EXPECT_EQ(s.value("exit_code", -1), 127) << s.dump();
+  ASSERT_TRUE(s["error"].is_object()) << s.dump();
+  EXPECT_EQ(s["error"].value("step", ""), "exec") << s.dump();
+  EXPECT_EQ(s["error"].value("errno_name", ""), "ENOENT") << s.dump();
+  EXPECT_TRUE(s["error"]["errno"].is_number_integer()) << s.dump();
+  EXPECT_EQ(s["error"].value("errno", -1), 2) << s.dump();
+  EXPECT_TRUE(s["error"]["message"].is_string()) << s.dump();
+}
+
+TEST_P(Status, StatusFdGetsTheSameObject) {
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  RunResult r =
+      run({"--status-fd", "9", "--", "sh", "-c", "exit 4"}, {.extra_fd = ExtraFd{fds[1], 9}});
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) {
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  EXPECT_EQ(r.exit_code, 4) << describe(r);
+  json s = parse_one(text);
+  expect_shape(s);
+  EXPECT_EQ(s.value("outcome", ""), "exited") << s.dump();
+  EXPECT_EQ(s.value("exit_code", -1), 4) << s.dump();
+}
+
+TEST_P(Status, StatusNeverOnStdout) {
+  RunResult r;
+  json s = run_with_status_file({"sh", "-c", "echo tool-output"}, r);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "tool-output\n") << describe(r);
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(Status);
+
+}  // namespace
+}  // namespace jail_test
