@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jail/error.hpp"
+
 namespace jail::cgroup {
 
 // How cgroups are mounted, as seen by this process.
@@ -62,16 +64,12 @@ struct Layout {
 // The pure part of detect_layout(): no controller list for v2, writable left false.
 [[nodiscard]] Layout parse_layout(std::string_view mountinfo, std::string_view proc_self_cgroup);
 
-// A cgroup step failed. step() names it ("cgroup memory limit"), err() is the errno (0 if none).
-class Error : public std::runtime_error {
+// A cgroup step failed: a jail::Error (step, errno, whole sentence), so the runner reports it
+// like any other setup failure. step() names it ("cgroup memory limit"), err() is the errno.
+class Error : public jail::Error {
  public:
-  Error(std::string step, int err, const std::string& message);
-  [[nodiscard]] const std::string& step() const { return step_; }
-  [[nodiscard]] int err() const { return err_; }
-
- private:
-  std::string step_;
-  int err_;
+  using jail::Error::Error;
+  [[nodiscard]] int err() const noexcept { return errno_value(); }
 };
 
 struct Limits {

@@ -50,9 +50,6 @@ std::vector<std::string> paths_of(const Group::State& state) {
 
 }  // namespace
 
-Error::Error(std::string step, int err, const std::string& message)
-    : std::runtime_error(message), step_(std::move(step)), err_(err) {}
-
 [[noreturn]] void fail(const std::string& step, int err, const std::string& what,
                        const std::string& advice) {
   std::string message = fmt::format("cannot {}", what);

@@ -38,6 +38,16 @@ void write_limit(const std::string& dir, const std::string& file, const std::str
   }
 }
 
+// A hierarchy co-mounting cpuset with a controller jail uses starts each new cgroup with no
+// cpus and no memory nodes, and the kernel refuses to attach tasks to it (ENOSPC).
+void inherit_cpuset(const std::string& parent, const std::string& dir, const std::string& step) {
+  for (const char* file : {"cpuset.cpus", "cpuset.mems"}) {
+    const auto value = files::read(parent + "/" + file);
+    if (!value) continue;
+    write_limit(dir, file, *value, step);
+  }
+}
+
 }  // namespace
 
 void setup(Group::State& state, const Limits& limits,
@@ -82,6 +92,7 @@ void setup(Group::State& state, const Limits& limits,
       continue;
     }
     state.dirs.push_back({path, h->controllers});
+    if (h->has("cpuset")) inherit_cpuset(parent, path, step);
   }
 
   if (limits.memory_bytes) {
