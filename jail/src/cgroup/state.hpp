@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -71,6 +72,9 @@ namespace subtree {
 std::vector<std::string> prepare(const std::string& parent,
                                  const std::vector<std::string>& required,
                                  const std::vector<std::string>& optional);
+// The parent jail moved itself out of, when `dir` is its own jail-supervisor-<pid> leaf: a new
+// group goes beside the others there, not below jail's own leaf.
+std::optional<std::string> home_of(const std::string& dir);
 // Gives back a reference; the last one disables what jail enabled and moves jail back into
 // `parent` if it had moved itself out. False (logged) when that could not be done.
 bool release(const std::string& parent) noexcept;

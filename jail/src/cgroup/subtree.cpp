@@ -1,11 +1,15 @@
 // The v2 parent of jail's cgroups: enabling controllers for its children.
 //
-// A controller limits a child only once the parent lists it in cgroup.subtree_control. The
-// kernel refuses that write with EBUSY while the (non-root) parent holds processes itself — the
-// "no internal process" rule. When the only process there is jail itself (the usual case under
-// `systemd-run --scope -p Delegate=yes`), jail moves itself into a leaf
-// `<parent>/jail-supervisor-<pid>` and tries again; it never moves anyone else. The last jail of
-// this process to finish undoes both, so the caller's cgroup is left as jail found it.
+// A controller limits a child only once the parent lists it in cgroup.subtree_control. A
+// non-root parent must then hold no processes of its own — the "no internal process" rule. For
+// domain controllers (memory, io) the kernel refuses the write with EBUSY; for threaded ones
+// (pids, cpu) it accepts it but turns the parent into a thread root, and then refuses to put any
+// process into a normal child with EOPNOTSUPP. So jail empties the parent before enabling
+// anything: when the only process there is jail itself (the usual case under
+// `systemd-run --scope -p Delegate=yes`) it moves itself into a leaf
+// `<parent>/jail-supervisor-<pid>`; it never moves anyone else. The last jail of this process to
+// finish undoes both, so the caller's cgroup is left as jail found it.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +17,7 @@
 #include <cerrno>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -40,9 +45,6 @@ bool contains(const std::vector<std::string>& list, std::string_view word) {
 // Moves this process out of `parent` into a fresh leaf. Returns 0 or why not (an errno).
 int move_self_out(const std::string& parent, Parent& state) {
   const pid_t self = ::getpid();
-  for (pid_t pid : files::procs(parent)) {
-    if (pid != self) return EBUSY;  // someone else's process: not ours to move
-  }
   const std::string leaf = fmt::format("{}/jail-supervisor-{}", parent, self);
   if (::mkdir(leaf.c_str(), 0755) != 0) return errno;
   if (const int err = files::write(leaf + "/cgroup.procs", std::to_string(self))) {
@@ -55,14 +57,26 @@ int move_self_out(const std::string& parent, Parent& state) {
   return 0;
 }
 
-// Adds one controller to parent's subtree_control, moving jail out first if the kernel asks.
-int enable(const std::string& parent, const std::string& controller, Parent& state) {
-  const std::string path = parent + "/cgroup.subtree_control";
-  int err = files::write(path, "+" + controller);
-  if (err == EBUSY && state.leaf.empty()) {
-    if (const int moved = move_self_out(parent, state)) return moved;
-    err = files::write(path, "+" + controller);
+// Makes sure `parent` holds no process before it distributes controllers. Returns 0, EBUSY when
+// someone else's processes are there, or the errno of moving jail out.
+int empty_parent(const std::string& parent, Parent& state) {
+  // The root cgroup is exempt from the rule; it is the only one without cgroup.type.
+  if (!state.leaf.empty() || !files::exists(parent + "/cgroup.type")) return 0;
+  // Not allowed to enable anything here at all: say so, rather than name the processes.
+  if (::faccessat(AT_FDCWD, (parent + "/cgroup.subtree_control").c_str(), W_OK, AT_EACCESS) != 0) {
+    return errno;
   }
+  const auto procs = files::procs(parent);
+  if (procs.empty()) return 0;
+  const pid_t self = ::getpid();
+  for (pid_t pid : procs) {
+    if (pid != self) return EBUSY;  // someone else's process: not ours to move
+  }
+  return move_self_out(parent, state);
+}
+
+int enable(const std::string& parent, const std::string& controller, Parent& state) {
+  const int err = files::write(parent + "/cgroup.subtree_control", "+" + controller);
   if (err == 0) state.enabled.push_back(controller);
   return err;
 }
@@ -127,8 +141,19 @@ std::vector<std::string> prepare(const std::string& parent,
   std::lock_guard lock(mutex);
   Parent& state = parents[parent];
   ++state.users;
-  const auto already =
-      files::words(files::read(parent + "/cgroup.subtree_control").value_or(std::string{}));
+  const auto already = files::words(
+      files::read(parent + "/cgroup.subtree_control").value_or(std::string{}));
+  auto missing = [&](const std::vector<std::string>& list) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const std::string& c) { return !contains(already, c); });
+  };
+  int emptied = 0;
+  if (missing(required) || missing(optional)) emptied = empty_parent(parent, state);
+  if (emptied != 0 && missing(required)) {
+    fail("cgroup parent", emptied, fmt::format("enable controllers in {}", parent),
+         emptied == EBUSY ? busy_advice(parent) : advice_for(emptied));
+  }
+
   std::vector<std::string> on;
   for (const auto& c : required) {
     if (contains(already, c)) {
@@ -145,6 +170,9 @@ std::vector<std::string> prepare(const std::string& parent,
   for (const auto& c : optional) {
     if (contains(already, c)) {
       on.push_back(c);
+    } else if (emptied != 0) {
+      spdlog::debug("cgroup: no {} accounting: {} is not empty: {}", c, parent,
+                    files::errno_text(emptied));
     } else if (const int err = enable(parent, c, state)) {
       spdlog::debug("cgroup: no {} accounting: cannot enable it in {}: {}", c, parent,
                     files::errno_text(err));
@@ -153,6 +181,14 @@ std::vector<std::string> prepare(const std::string& parent,
     }
   }
   return on;
+}
+
+std::optional<std::string> home_of(const std::string& dir) {
+  std::lock_guard lock(mutex);
+  for (const auto& [parent, state] : parents) {
+    if (!state.leaf.empty() && state.leaf == dir) return parent;
+  }
+  return std::nullopt;
 }
 
 bool release(const std::string& parent) noexcept {

@@ -45,8 +45,14 @@ std::string child_path(const std::string& parent_path, const std::string& name) 
 void setup(Group::State& state, const Limits& limits,
            const std::optional<std::string>& parent_override, const Hierarchy& h) {
   state.version = 2;
-  const std::string parent_path = parent_override.value_or(h.own_path);
-  const std::string parent = h.dir_of(parent_path);
+  std::string parent_path = parent_override.value_or(h.own_path);
+  std::string parent = h.dir_of(parent_path);
+  if (const auto home = parent_override ? std::nullopt : subtree::home_of(parent)) {
+    // /proc/self/cgroup shows jail's supervisor leaf while an earlier group is alive.
+    parent = *home;
+    const size_t cut = parent_path.rfind('/');
+    parent_path.resize(cut == std::string::npos || cut == 0 ? 1 : cut);  // "/x" -> "/"
+  }
   if (parent.empty()) {
     if (!limits.any()) return;
     fail("cgroup parent", ENOENT,

@@ -1,0 +1,61 @@
+// jail::Result — what happened to a run, as separate fields: never one overloaded integer.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jail {
+
+enum class Outcome { exited, signaled, timeout, oom, violation, setup_error, internal_error };
+
+[[nodiscard]] std::string_view to_string(Outcome);
+
+// A syscall the policy refused.
+struct Violation {
+  std::string syscall;
+  int number = -1;
+  std::array<std::uint64_t, 6> args{};
+  pid_t pid = 0;
+  std::string action;  // "kill", "errno EPERM", ...
+};
+
+struct Denials {
+  std::uint64_t count = 0;
+  std::vector<Violation> first;  // the first few, in order
+};
+
+// Why jail itself could not start (or finish) the run: the step, the errno, and a sentence that
+// says what failed, on what, and what to do.
+struct SetupFailure {
+  std::string step;
+  int errno_value = 0;
+  std::string message;
+};
+
+struct Result {
+  Outcome outcome = Outcome::internal_error;
+  int exit_code = 0;  // the tool's own exit code when outcome == exited
+  int signal = 0;     // the signal that ended the tool when outcome == signaled
+  std::optional<Violation> violation;
+  Denials denials;
+  double wall_ms = 0;
+  double cpu_user_ms = 0;
+  double cpu_sys_ms = 0;
+  std::uint64_t peak_memory_bytes = 0;
+  std::optional<SetupFailure> error;
+};
+
+// The CLI's exit code contract: the tool's own; 128+n for signal n; 124 timeout; 137 OOM;
+// 159 seccomp kill; 125 jail could not set up; 126 not executable; 127 not found.
+[[nodiscard]] int exit_code_for(const Result&);
+
+// One JSON object, as written by --status-fd / --status-file.
+[[nodiscard]] std::string to_json(const Result&);
+
+}  // namespace jail

@@ -1,0 +1,63 @@
+// jail::Spec — everything a run needs, as plain data. The CLI fills it from flags; a plugin host
+// fills it in code. It is validated once, by launch(), before anything is cloned.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jail {
+
+// Which network the tool sees. `none` is a fresh network namespace holding only `lo`.
+enum class Net { none, host };
+
+enum class MountKind { bind, ro_bind, tmpfs };
+
+// One mount the caller asked for, on top of the root. `origin` says where it came from
+// ("--bind on the command line", "profile web.toml") so an error can point back at it.
+struct Mount {
+  MountKind kind = MountKind::ro_bind;
+  std::string source;  // host path (bind, ro_bind); empty for tmpfs
+  std::string target;  // absolute path inside the jail
+  std::optional<std::uint64_t> size_bytes;  // tmpfs only
+  std::string origin;
+};
+
+inline constexpr std::uint64_t kDefaultTmpSizeBytes = 256ull << 20;
+
+struct Spec {
+  // argv[0] is looked up on the PATH of `env` *inside* the jail unless it contains a '/'.
+  std::vector<std::string> argv;
+  // The tool's whole environment, "KEY=VALUE" each. Nothing of the caller's leaks in unless put here.
+  std::vector<std::string> env;
+
+  // Identity inside the jail. Unset: a root caller's tool runs as 1000:1000, any other caller's as
+  // its own uid/gid.
+  std::optional<uid_t> uid;
+  std::optional<gid_t> gid;
+
+  std::string hostname = "jail";
+  Net net = Net::none;
+
+  // A prepared root directory to use read-only instead of the host-minimal root.
+  std::optional<std::string> rootfs;
+  // Working directory inside the jail; must exist there (bind it with a Mount).
+  std::string cwd = "/";
+  std::vector<Mount> mounts;
+  std::uint64_t tmp_size_bytes = kDefaultTmpSizeBytes;
+
+  // Forward SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 received by this process to the tool
+  // while waiting. The caller must have blocked them (the CLI does); a library host usually
+  // leaves this off and calls Process::kill itself.
+  bool forward_signals = false;
+};
+
+// The environment a tool gets when the caller says nothing: enough for ordinary programs, nothing
+// that identifies the caller. `term` (the caller's TERM) is passed on only when given, which the
+// CLI does when its output is a terminal.
+[[nodiscard]] std::vector<std::string> default_environment(const std::string& term = {});
+
+}  // namespace jail

@@ -1,0 +1,277 @@
+// Child side, after clone: no allocation, no exceptions, no logging. See plan.hpp.
+//
+// Sources are opened with open_tree() while the host root is still in view, so a source under the
+// staging directory, or one reached through an absolute symlink, resolves exactly as the caller
+// sees it. Targets are resolved inside the new root with RESOLVE_BENEATH: a symlink that leads
+// out of the root fails with EXDEV instead of redirecting a mount onto the host.
+#include "child/filesystem.hpp"
+
+#include <fcntl.h>
+#include <linux/limits.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "child/fail.hpp"
+#include "child/syscalls.hpp"
+
+namespace jail::child {
+namespace {
+
+constexpr unsigned long long kBeneath = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+
+// Mount attributes for a bind: never suid; devices only where asked (the /dev nodes).
+unsigned bind_attributes(const MountOp& op) {
+  unsigned attr = MOUNT_ATTR_NOSUID;
+  if (!op.allow_devices) attr |= MOUNT_ATTR_NODEV;
+  if (!op.allow_exec) attr |= MOUNT_ATTR_NOEXEC;
+  if (op.read_only) attr |= MOUNT_ATTR_RDONLY;
+  return attr;
+}
+
+int set_attributes(int mount_fd, unsigned attr, bool recursive) {
+  mount_attr request{};
+  request.attr_set = attr;
+  return ::mount_setattr(mount_fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &request,
+                         sizeof request);
+}
+
+int make_tmpfs(const char* size, const char* mode, unsigned attr) {
+  const int fs = ::fsopen("tmpfs", FSOPEN_CLOEXEC);
+  if (fs < 0) return -1;
+  int mnt = -1;
+  if ((size == nullptr || ::fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) == 0) &&
+      (mode == nullptr || ::fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) == 0) &&
+      ::fsconfig(fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0) {
+    mnt = ::fsmount(fs, FSMOUNT_CLOEXEC, attr);
+  }
+  const int saved = errno;
+  ::close(fs);
+  errno = saved;
+  return mnt;
+}
+
+// A procfs of the pid namespace this process is PID 1 of. The kernel allows it inside a user
+// namespace only while a full procfs is visible in the mount namespace, which is why it is made
+// before the old root is detached.
+int make_proc() {
+  const int fs = ::fsopen("proc", FSOPEN_CLOEXEC);
+  if (fs < 0) return -1;
+  int mnt = -1;
+  if (::fsconfig(fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0) {
+    mnt = ::fsmount(fs, FSMOUNT_CLOEXEC,
+                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  }
+  const int saved = errno;
+  ::close(fs);
+  errno = saved;
+  return mnt;
+}
+
+// Resolves every directory of `path` but the last component inside `root`, creating missing ones.
+// Returns an O_PATH fd of the parent directory and points *leaf at the last component inside
+// `buffer`; -1 with errno on failure (EXDEV: a symlink leads out of the root).
+int open_parent(int root, const char* path, char (&buffer)[PATH_MAX], const char** leaf) {
+  const std::size_t length = std::strlen(path);
+  if (length == 0 || length >= sizeof buffer) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(buffer, path, length + 1);
+  int parent = ::fcntl(root, F_DUPFD_CLOEXEC, 0);
+  char* component = buffer;
+  for (char* slash = std::strchr(component, '/'); slash != nullptr;
+       slash = std::strchr(component, '/')) {
+    *slash = '\0';
+    if (*component != '\0') {
+      // Resolve the whole prefix from the root each time, so a relative symlink such as
+      // lib -> usr/lib is followed the way the tool will see it, and one leading out is refused.
+      int next = sys::openat2(root, buffer, O_PATH | O_DIRECTORY | O_CLOEXEC, kBeneath);
+      if (next < 0 && errno == ENOENT) {
+        if (::mkdirat(parent, component, 0755) != 0 && errno != EEXIST) {
+          const int saved = errno;
+          ::close(parent);
+          errno = saved;
+          return -1;
+        }
+        next = sys::openat2(root, buffer, O_PATH | O_DIRECTORY | O_CLOEXEC, kBeneath);
+      }
+      if (next < 0) {
+        const int saved = errno;
+        ::close(parent);
+        errno = saved;
+        return -1;
+      }
+      ::close(parent);
+      parent = next;
+    }
+    *slash = '/';
+    component = slash + 1;
+  }
+  *leaf = component;
+  return parent;
+}
+
+// Creates the mount point (EEXIST is fine) and returns an O_PATH fd of it that is not a symlink.
+int open_mount_point(int parent, const char* leaf, bool is_dir) {
+  if (is_dir) {
+    if (::mkdirat(parent, leaf, 0755) != 0 && errno != EEXIST) return -1;
+  } else {
+    const int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST && errno != EROFS && errno != EISDIR) return -1;
+    if (fd >= 0) ::close(fd);
+  }
+  return sys::openat2(parent, leaf, O_PATH | O_CLOEXEC | O_NOFOLLOW,
+                      kBeneath | RESOLVE_NO_SYMLINKS);
+}
+
+int write_file(int parent, const char* leaf, const char* data, std::size_t length) {
+  const int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  std::size_t done = 0;
+  while (done < length) {
+    const ssize_t n = ::write(fd, data + done, length - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int saved = n < 0 ? errno : EIO;
+      ::close(fd);
+      errno = saved;
+      return -1;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return ::close(fd);
+}
+
+void open_sources(Plan& plan) {
+  for (std::size_t i = 0; i < plan.op_count; ++i) {
+    MountOp& op = plan.ops[i];
+    if (op.kind != OpKind::bind) continue;
+    const int detail = static_cast<int>(i);
+    op.source_fd = ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (op.source_fd < 0) {
+      if (op.optional && errno == ENOENT) continue;
+      fail(plan, Step::open_bind_source, errno, detail);
+    }
+    if (set_attributes(op.source_fd, bind_attributes(op), true) != 0) {
+      fail(plan, Step::restrict_bind_source, errno, detail);
+    }
+  }
+}
+
+// Mounts the new root at the staging directory and returns an O_PATH fd of it.
+int stage_root(const Plan& plan) {
+  int root_mount = -1;
+  if (plan.rootfs_dir != nullptr) {
+    root_mount = ::open_tree(AT_FDCWD, plan.rootfs_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (root_mount < 0) fail(plan, Step::stage_root, errno);
+    // A prepared root is the caller's directory: it is never written to.
+    if (set_attributes(root_mount, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true) != 0) {
+      fail(plan, Step::stage_root, errno);
+    }
+  } else {
+    root_mount = make_tmpfs(plan.root_tmpfs_size, "0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+    if (root_mount < 0) fail(plan, Step::stage_root, errno);
+  }
+  if (::move_mount(root_mount, "", AT_FDCWD, plan.staging_dir, MOVE_MOUNT_F_EMPTY_PATH) != 0) {
+    fail(plan, Step::stage_root, errno);
+  }
+  ::close(root_mount);
+  const int root = ::open(plan.staging_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) fail(plan, Step::stage_root, errno);
+  return root;
+}
+
+void apply_op(Plan& plan, int root, std::size_t index) {
+  MountOp& op = plan.ops[index];
+  const int detail = static_cast<int>(index);
+  if (op.kind == OpKind::bind && op.source_fd < 0) return;  // optional and absent
+
+  char buffer[PATH_MAX];
+  const char* leaf = nullptr;
+  const int parent = open_parent(root, op.target, buffer, &leaf);
+  if (parent < 0) fail(plan, Step::create_mount_target, errno, detail);
+
+  switch (op.kind) {
+    case OpKind::mkdir:
+      if (::mkdirat(parent, leaf, 0755) != 0 && errno != EEXIST) {
+        fail(plan, Step::create_mount_target, errno, detail);
+      }
+      break;
+    case OpKind::symlink:
+      if (::symlinkat(op.source, parent, leaf) != 0) fail(plan, Step::write_file, errno, detail);
+      break;
+    case OpKind::file:
+      if (write_file(parent, leaf, op.source, op.source_len) != 0) {
+        fail(plan, Step::write_file, errno, detail);
+      }
+      break;
+    case OpKind::bind:
+    case OpKind::tmpfs:
+    case OpKind::proc: {
+      const int target = open_mount_point(parent, leaf, op.target_is_dir);
+      if (target < 0) fail(plan, Step::create_mount_target, errno, detail);
+      int source = op.source_fd;
+      if (op.kind == OpKind::tmpfs) {
+        source = make_tmpfs(op.tmpfs_size, op.tmpfs_mode,
+                            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                (op.allow_exec ? 0u : unsigned{MOUNT_ATTR_NOEXEC}));
+      } else if (op.kind == OpKind::proc) {
+        source = make_proc();
+      }
+      if (source < 0) fail(plan, Step::mount, errno, detail);
+      if (::move_mount(source, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
+        fail(plan, Step::mount, errno, detail);
+      }
+      ::close(source);
+      op.source_fd = -1;
+      ::close(target);
+      break;
+    }
+  }
+  ::close(parent);
+}
+
+// tmpfs mounts marked read-only (e.g. /dev) are populated first and sealed here; binds were
+// sealed before they were attached.
+void seal_read_only(const Plan& plan, int root) {
+  for (std::size_t i = 0; i < plan.op_count; ++i) {
+    const MountOp& op = plan.ops[i];
+    if (op.kind != OpKind::tmpfs || !op.read_only) continue;
+    const int fd = sys::openat2(root, op.target, O_PATH | O_DIRECTORY | O_CLOEXEC,
+                                kBeneath | RESOLVE_NO_SYMLINKS);
+    if (fd < 0 || set_attributes(fd, MOUNT_ATTR_RDONLY, false) != 0) {
+      fail(plan, Step::make_read_only, errno, static_cast<int>(i));
+    }
+    ::close(fd);
+  }
+  if (plan.rootfs_dir == nullptr && set_attributes(root, MOUNT_ATTR_RDONLY, false) != 0) {
+    fail(plan, Step::make_read_only, errno);
+  }
+}
+
+}  // namespace
+
+void build_root(Plan& plan) {
+  // Nothing done here may propagate back to the host's mounts.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    fail(plan, Step::mount_private, errno);
+  }
+  open_sources(plan);
+  const int root = stage_root(plan);
+  for (std::size_t i = 0; i < plan.op_count; ++i) apply_op(plan, root, i);
+  seal_read_only(plan, root);
+
+  // pivot_root(".", ".") stacks the old root on top of the new one; detaching it leaves the new
+  // root alone, with no path back to the host's tree.
+  if (::fchdir(root) != 0) fail(plan, Step::pivot_root, errno);
+  if (sys::pivot_root(".", ".") != 0) fail(plan, Step::pivot_root, errno);
+  if (::umount2(".", MNT_DETACH) != 0) fail(plan, Step::detach_old_root, errno);
+  if (::chdir("/") != 0) fail(plan, Step::pivot_root, errno);
+  ::close(root);
+}
+
+}  // namespace jail::child

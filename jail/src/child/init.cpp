@@ -1,0 +1,179 @@
+// Child side, after clone: no allocation, no exceptions, no logging. See plan.hpp.
+//
+// This process is PID 1 of the jail's pid namespace. It builds the root, drops to the tool's
+// identity, forks the tool and then only reaps and forwards signals. When the tool exits it
+// reports the status and exits too, and the kernel kills whatever is left in the namespace —
+// a daemon that double-forked to outlive the tool does not.
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+
+#include "child/exec.hpp"
+#include "child/fail.hpp"
+#include "child/filesystem.hpp"
+#include "child/identity.hpp"
+#include "child/plan.hpp"
+#include "child/syscalls.hpp"
+
+namespace jail::child {
+namespace {
+
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+// Everything the caller's process had open (other jails' pipes, a library host's sockets) is
+// closed before anything else happens; only stdio and the two handshake pipes stay.
+void close_inherited_fds(const Plan& plan) {
+  unsigned keep[] = {static_cast<unsigned>(plan.go_fd), static_cast<unsigned>(plan.report_fd)};
+  std::sort(std::begin(keep), std::end(keep));
+  unsigned next = 3;
+  for (const unsigned fd : keep) {
+    if (fd > next && ::syscall(SYS_close_range, next, fd - 1, 0) != 0) {
+      fail(plan, Step::close_inherited_fds, errno);
+    }
+    next = std::max(next, fd + 1);
+  }
+  if (::syscall(SYS_close_range, next, UINT_MAX, 0) != 0) fail(plan, Step::close_inherited_fds, errno);
+}
+
+void wait_for_parent(const Plan& plan) {
+  char go = 0;
+  ssize_t n;
+  do {
+    n = ::read(plan.go_fd, &go, 1);
+  } while (n < 0 && errno == EINTR);
+  // EOF: the parent died before finishing the id maps; there is nobody to report to.
+  if (n != 1) ::_exit(kSetupFailedStatus);
+}
+
+void bring_loopback_up(const Plan& plan) {
+  const int sock = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) fail(plan, Step::loopback_up, errno);
+  ifreq request{};
+  std::memcpy(request.ifr_name, "lo", 3);
+  if (::ioctl(sock, SIOCGIFFLAGS, &request) != 0) fail(plan, Step::loopback_up, errno);
+  request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING);
+  if (::ioctl(sock, SIOCSIFFLAGS, &request) != 0) fail(plan, Step::loopback_up, errno);
+  ::close(sock);
+}
+
+sigset_t reaper_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  for (const int sig : kForwardedSignals) sigaddset(&set, sig);
+  return set;
+}
+
+// The tool starts with default signal handling and an empty mask, whatever the caller had.
+void reset_signals() {
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    ::sigaction(sig, &default_action, nullptr);  // EINVAL for glibc's reserved signals is fine
+  }
+  sigset_t empty;
+  sigemptyset(&empty);
+  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+}
+
+[[noreturn]] void become_tool(const Plan& plan) {
+  reset_signals();
+  // Its own session: no controlling terminal, so TIOCSTI into the caller's terminal is refused.
+  if (::setsid() < 0) fail(plan, Step::setsid, errno);
+  // CLOEXEC rather than close: the report pipe must survive until execve succeeds.
+  if (::syscall(SYS_close_range, 3, UINT_MAX, CLOSE_RANGE_CLOEXEC) != 0) {
+    fail(plan, Step::close_inherited_fds, errno);
+  }
+  // Last before execve, so the policy only has to allow execve itself.
+  if (plan.seccomp_program != nullptr &&
+      ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, plan.seccomp_program) != 0) {
+    fail(plan, Step::seccomp, errno);
+  }
+  exec_tool(plan);
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 255;
+}
+
+[[noreturn]] void reap(const Plan& plan, int signals, pid_t tool) {
+  for (;;) {
+    pollfd fds[2] = {{signals, POLLIN, 0}, {plan.go_fd, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      ::_exit(kSetupFailedStatus);
+    }
+    // The go pipe's write end lives as long as the jail's parent process: EOF means it died
+    // (even by SIGKILL), and leaving here takes the whole namespace with us.
+    if (fds[1].revents != 0) ::_exit(128 + SIGKILL);
+    if ((fds[0].revents & POLLIN) == 0) continue;
+    signalfd_siginfo info;
+    if (::read(signals, &info, sizeof info) != sizeof info) continue;
+    if (info.ssi_signo == SIGCHLD) {
+      int status = 0;
+      pid_t done;
+      while ((done = ::waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+        if (done == tool) {
+          send_report(plan.report_fd, ReportKind::tool_exited, Step::exec, 0, status);
+          ::_exit(exit_code_of(status));
+        }
+      }
+    } else if (info.ssi_pid == 0 || info.ssi_code == SI_KERNEL) {
+      // Only signals from outside the jail (sender pid 0 here) are forwarded; the tool signalling
+      // its own init gets nothing.
+      ::kill(tool, static_cast<int>(info.ssi_signo));
+    }
+  }
+}
+
+}  // namespace
+
+void run(Plan& plan) {
+  close_inherited_fds(plan);
+  wait_for_parent(plan);
+  build_root(plan);
+  if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);
+  if (plan.new_net) bring_loopback_up(plan);
+
+  const sigset_t signals = reaper_signals();
+  if (::sigprocmask(SIG_BLOCK, &signals, nullptr) != 0) fail(plan, Step::signal_setup, errno);
+  const int signal_fd = ::signalfd(-1, &signals, SFD_CLOEXEC);
+  if (signal_fd < 0) fail(plan, Step::signal_setup, errno);
+
+  // The reaper gives up its privileges before the tool exists, so the tool never shares the
+  // namespace with a privileged process it could reach.
+  drop_identity(plan);
+  // Checked as the tool's identity: a directory it cannot enter is a setup error, not a surprise.
+  if (::chdir(plan.cwd) != 0) fail(plan, Step::cwd, errno);
+  // Not dumpable (set after the uid change, which resets it): the tool, same uid, cannot ptrace
+  // its init or read /proc/1/mem.
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail(plan, Step::not_dumpable, errno);
+
+  const pid_t tool = sys::fork_raw();
+  if (tool < 0) fail(plan, Step::fork_tool, errno);
+  if (tool == 0) {
+    ::close(signal_fd);
+    ::close(plan.go_fd);
+    become_tool(plan);
+  }
+  reap(plan, signal_fd, tool);
+}
+
+}  // namespace jail::child

@@ -1,0 +1,68 @@
+// What the child side of clone needs, prepared by the parent as plain arrays and C strings.
+// Post-clone code reads this and nothing else: no allocation, no exceptions, no logging.
+#pragma once
+
+#include <linux/filter.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace jail::child {
+
+enum class OpKind : std::uint8_t {
+  bind,     // open_tree(source) before the root changes, attached at target
+  tmpfs,    // a fresh tmpfs at target
+  proc,     // a fresh procfs of the new pid namespace at target
+  mkdir,    // an empty directory (a mount point the tool may see)
+  symlink,  // target -> source (the link text)
+  file,     // a file at target holding source[0..source_len)
+};
+
+struct MountOp {
+  OpKind kind = OpKind::mkdir;
+  const char* source = nullptr;
+  std::size_t source_len = 0;
+  const char* target = nullptr;     // relative to the new root, no leading '/'
+  bool read_only = true;            // applied recursively
+  bool allow_devices = false;       // device-node binds keep device access
+  bool allow_exec = true;           // procfs and /dev are mounted noexec
+  bool optional = false;            // a missing source is skipped, not an error
+  bool target_is_dir = true;        // mount point to create: a directory or an empty file
+  const char* tmpfs_size = nullptr;  // decimal bytes, for fsconfig
+  const char* tmpfs_mode = nullptr;  // octal, for fsconfig
+  int source_fd = -1;               // filled in by the child
+};
+
+struct Plan {
+  MountOp* ops = nullptr;
+  std::size_t op_count = 0;
+
+  const char* rootfs_dir = nullptr;  // null: a fresh tmpfs root
+  const char* root_tmpfs_size = nullptr;
+  const char* staging_dir = nullptr;  // where the new root is assembled before pivot_root
+
+  const char* hostname = nullptr;
+  std::size_t hostname_len = 0;
+  bool new_net = true;
+  const char* cwd = nullptr;
+
+  uid_t uid = 0;
+  gid_t gid = 0;
+  bool may_setgroups = false;  // only when the parent could leave /proc/PID/setgroups at "allow"
+  int cap_last_cap = 40;
+
+  const sock_fprog* seccomp_program = nullptr;  // installed in the tool right before execve
+
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* path_env = nullptr;  // PATH value used to find argv[0]
+
+  int go_fd = -1;      // parent -> child: one byte when uid/gid maps are written; EOF = parent gone
+  int report_fd = -1;  // child -> parent: Report records
+};
+
+// Entry point of the cloned child (PID 1 of the new pid namespace). Never returns.
+[[noreturn]] void run(Plan& plan);
+
+}  // namespace jail::child

@@ -1,0 +1,51 @@
+// Thin wrappers for the syscalls the child side needs that glibc 2.36 does not wrap, or wraps
+// with process-wide bookkeeping that is wrong after a raw clone (setxid broadcast to threads that
+// do not exist in the child, fork's atfork handlers and malloc locks).
+#pragma once
+
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <csignal>
+
+namespace jail::child::sys {
+
+inline int openat2(int dirfd, const char* path, unsigned long flags, unsigned long long resolve) {
+  open_how how{};
+  how.flags = flags;
+  how.resolve = resolve;
+  return static_cast<int>(::syscall(SYS_openat2, dirfd, path, &how, sizeof how));
+}
+
+inline int pivot_root(const char* new_root, const char* put_old) {
+  return static_cast<int>(::syscall(SYS_pivot_root, new_root, put_old));
+}
+
+inline int setresuid(uid_t uid) { return static_cast<int>(::syscall(SYS_setresuid, uid, uid, uid)); }
+inline int setresgid(gid_t gid) { return static_cast<int>(::syscall(SYS_setresgid, gid, gid, gid)); }
+inline int clear_groups() { return static_cast<int>(::syscall(SYS_setgroups, 0, nullptr)); }
+
+inline int capset_empty() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  return static_cast<int>(::syscall(SYS_capset, &header, data));
+}
+
+// True when every capability in the effective, permitted and inheritable sets is clear.
+inline bool capabilities_empty() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &header, data) != 0) return false;
+  for (const auto& word : data) {
+    if (word.effective != 0 || word.permitted != 0 || word.inheritable != 0) return false;
+  }
+  return true;
+}
+
+// fork() without glibc's atfork machinery: the parent of this process may have had other threads
+// holding locks at clone time, and those locks were copied held.
+inline pid_t fork_raw() { return static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0)); }
+
+}  // namespace jail::child::sys

@@ -1,0 +1,160 @@
+// Parent side of starting a jail: check the Spec, prepare the child's plan, clone3 into every
+// namespace, write the id maps, release the child. Everything that can fail with a sentence fails
+// here, before the child exists.
+#include "jail/launch.hpp"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "child/plan.hpp"
+#include "jail/error.hpp"
+#include "process_state.hpp"
+#include "root_layout.hpp"
+#include "spec_check.hpp"
+
+namespace jail {
+namespace {
+
+// The staging directory only has to exist on the host; inside the child's private mount
+// namespace the new root is mounted over it, so the host's own /tmp is never touched.
+constexpr const char* kStagingDir = "/tmp";
+constexpr std::uint64_t kRootTmpfsBytes = 1ull << 20;
+
+int read_cap_last_cap() {
+  std::ifstream file("/proc/sys/kernel/cap_last_cap");
+  int value = 0;
+  if (file >> value) return value;
+  // Unknown: drop every capability number the kernel could have (PR_CAPBSET_DROP of an unknown
+  // one fails with EINVAL, which is then reported — fail closed).
+  return 63;
+}
+
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+
+Pipe make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    const int err = errno;
+    throw Error("pipe", err, fmt::format("cannot create the handshake pipe: {}", std::strerror(err)));
+  }
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+std::string clone_failure_message(int err) {
+  std::string text = fmt::format("cannot create the jail's namespaces (clone3): {}: {}",
+                                 strerrorname_np(err), std::strerror(err));
+  if (err == EPERM || err == ENOSPC || err == EUSERS) {
+    text += ": user namespaces are not available to this user here (see /proc/sys/user/"
+            "max_user_namespaces and `jail doctor`)";
+  } else if (err == ENOSYS) {
+    text += ": the kernel is older than 5.3; jail needs clone3";
+  }
+  return text;
+}
+
+void kill_and_reap(int pidfd, pid_t pid) {
+  ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+  int status = 0;
+  while (::waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+Process launch(const Spec& spec) {
+  check_spec(spec);
+  const Identity identity = choose_identity(spec, ::geteuid(), ::getegid());
+
+  PlanBuilder builder;
+  add_root_layout(builder, spec, identity);
+  builder.set_argv(spec.argv);
+  builder.set_envp(spec.env);
+  child::Plan& plan = builder.finish();
+  plan.rootfs_dir = spec.rootfs ? builder.keep(*spec.rootfs) : nullptr;
+  plan.root_tmpfs_size = builder.keep(std::to_string(kRootTmpfsBytes));
+  plan.staging_dir = kStagingDir;
+  plan.hostname = builder.keep(spec.hostname);
+  plan.hostname_len = spec.hostname.size();
+  plan.new_net = spec.net == Net::none;
+  plan.cwd = builder.keep(normalize_jail_path(spec.cwd));
+  plan.uid = identity.uid;
+  plan.gid = identity.gid;
+  plan.may_setgroups = !identity.deny_setgroups;
+  plan.cap_last_cap = read_cap_last_cap();
+
+  Pipe go = make_pipe();
+  Pipe report = make_pipe();
+  plan.go_fd = go.read.get();
+  plan.report_fd = report.write.get();
+
+  auto state = std::make_unique<Process::State>();
+  state->context = FailureContext{builder.descriptions(), spec.argv.front(),
+                                  plan.path_env != nullptr ? plan.path_env : "",
+                                  normalize_jail_path(spec.cwd), spec.rootfs.value_or(""), identity};
+  state->forward_signals = spec.forward_signals;
+
+  clone_args args{};
+  args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+               CLONE_NEWCGROUP | CLONE_PIDFD | (spec.net == Net::none ? CLONE_NEWNET : 0);
+  int pidfd = -1;
+  args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
+  args.exit_signal = SIGCHLD;
+
+  state->started = std::chrono::steady_clock::now();
+  const long pid = ::syscall(SYS_clone3, &args, sizeof args);
+  if (pid == 0) child::run(plan);  // never returns
+  if (pid < 0) {
+    const int err = errno;
+    throw Error("clone", err, clone_failure_message(err));
+  }
+  state->pid = static_cast<pid_t>(pid);
+  state->pidfd.reset(pidfd);
+  go.read.reset();
+  report.write.reset();
+
+  try {
+    write_id_maps(state->pid, identity);
+  } catch (...) {
+    kill_and_reap(state->pidfd.get(), state->pid);
+    throw;
+  }
+  const char go_byte = 1;
+  if (::write(go.write.get(), &go_byte, 1) != 1) {
+    const int err = errno;
+    kill_and_reap(state->pidfd.get(), state->pid);
+    throw Error("handshake", err,
+                fmt::format("cannot release the jail's init: {}", std::strerror(err)));
+  }
+  spdlog::debug("jail init is host pid {}; tool runs as {}:{} inside ({}:{} on the host)",
+                state->pid, identity.uid, identity.gid, identity.host_uid, identity.host_gid);
+  state->go_write = std::move(go.write);
+  state->report_read = std::move(report.read);
+  return Process(std::move(state));
+}
+
+Result run(const Spec& spec) {
+  try {
+    return launch(spec).wait();
+  } catch (const Error& error) {
+    Result result;
+    result.outcome = Outcome::setup_error;
+    result.error = SetupFailure{error.step(), error.errno_value(), error.what()};
+    return result;
+  }
+}
+
+}  // namespace jail

@@ -1,0 +1,41 @@
+// Parent side: what a running jail is, shared by launch (which makes it) and the supervisor
+// (which waits on it).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "identity.hpp"
+#include "jail/launch.hpp"
+#include "plan_builder.hpp"
+#include "unique_fd.hpp"
+
+namespace jail {
+
+// What a failure message needs to know about the run that failed.
+struct FailureContext {
+  std::vector<OpDescription> ops;
+  std::string command;
+  std::string path;  // PATH inside the jail
+  std::string cwd;
+  std::string rootfs;
+  Identity identity;
+};
+
+struct Process::State {
+  UniqueFd pidfd;
+  pid_t pid = -1;
+  // Kept open for the jail's whole life: the jail's init sees EOF on it when this process dies.
+  UniqueFd go_write;
+  UniqueFd report_read;
+  FailureContext context;
+  bool forward_signals = false;
+  bool waited = false;
+  int signal_sent = 0;  // the last signal sent through kill()
+  std::chrono::steady_clock::time_point started;
+};
+
+}  // namespace jail

@@ -1,0 +1,107 @@
+#include "root_layout.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace jail {
+namespace {
+
+// The directories programs are loaded from. On a merged-/usr host most are symlinks into /usr,
+// recreated as the same symlinks rather than bound.
+constexpr std::array kSystemDirs = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
+
+// What ordinary programs read from /etc: the loader cache, name-service switch, time zone,
+// certificates, Debian's alternatives (many /usr/bin names point there), protocol tables.
+// Nothing with secrets or host identity (shadow, machine-id, ssh, hostname) is here.
+constexpr std::array kEtcEntries = {
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "localtime", "timezone",
+    "ssl", "ca-certificates", "ca-certificates.conf", "alternatives", "protocols", "services",
+    "host.conf", "gai.conf", "mime.types", "inputrc", "python3", "python3.11", "python3.12",
+    "bash.bashrc", "profile", "issue", "debian_version", "os-release", "login.defs"};
+
+constexpr std::array kDevices = {"null", "zero", "full", "random", "urandom", "tty"};
+
+constexpr std::uint64_t kDevShmBytes = 64ull << 20;
+constexpr std::uint64_t kDevBytes = 64ull << 10;
+
+// Recreates a host symlink, or binds the entry read-only, or does nothing if it is absent.
+void mirror(PlanBuilder& builder, const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return;
+  if (S_ISLNK(info.st_mode)) {
+    std::error_code error;
+    const auto link = std::filesystem::read_symlink(path, error);
+    if (!error) builder.symlink(path, link.string());
+    return;
+  }
+  builder.optional_bind(path, path);
+}
+
+std::string passwd_for(const Identity& identity) {
+  std::string text;
+  if (identity.uid != 0) text += "root:x:0:0:root:/root:/usr/sbin/nologin\n";
+  text += fmt::format("{}:x:{}:{}:{}:/tmp:/bin/sh\n", identity.user_name, identity.uid,
+                      identity.gid, identity.user_name);
+  if (identity.uid != 65534) text += "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+  return text;
+}
+
+std::string group_for(const Identity& identity) {
+  std::string text;
+  if (identity.gid != 0) text += "root:x:0:\n";
+  text += fmt::format("{}:x:{}:\n", identity.gid == 0 ? "root" : "jail", identity.gid);
+  if (identity.gid != 65534) text += "nogroup:x:65534:\n";
+  return text;
+}
+
+void add_host_minimal(PlanBuilder& builder, const Spec& spec, const Identity& identity) {
+  for (const char* dir : kSystemDirs) mirror(builder, dir);
+  builder.mkdir("/etc");
+  for (const char* entry : kEtcEntries) mirror(builder, std::string("/etc/") + entry);
+  if (spec.net == Net::host) mirror(builder, "/etc/resolv.conf");
+  builder.file("/etc/passwd", passwd_for(identity));
+  builder.file("/etc/group", group_for(identity));
+  builder.file("/etc/hostname", spec.hostname + "\n");
+  builder.file("/etc/hosts", fmt::format("127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\t{}\n",
+                                         spec.hostname));
+}
+
+void add_dev(PlanBuilder& builder) {
+  // Sealed read-only once populated; the nodes are binds of the host's, the only way to get
+  // device nodes inside a user namespace.
+  builder.tmpfs("/dev", kDevBytes, 0755, true, false, "the jail's /dev");
+  for (const char* name : kDevices) builder.device(name);
+  builder.symlink("/dev/fd", "/proc/self/fd");
+  builder.symlink("/dev/stdin", "/proc/self/fd/0");
+  builder.symlink("/dev/stdout", "/proc/self/fd/1");
+  builder.symlink("/dev/stderr", "/proc/self/fd/2");
+  builder.tmpfs("/dev/shm", kDevShmBytes, 01777, false, false, "the jail's /dev/shm");
+}
+
+}  // namespace
+
+void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& identity) {
+  if (!spec.rootfs) add_host_minimal(builder, spec, identity);
+  builder.proc("/proc");
+  add_dev(builder);
+  builder.tmpfs("/tmp", spec.tmp_size_bytes, 01777, false, true, "the jail's /tmp");
+  for (const Mount& mount : spec.mounts) {
+    switch (mount.kind) {
+      case MountKind::bind:
+      case MountKind::ro_bind:
+        builder.bind(mount.source, mount.target, mount.kind == MountKind::ro_bind, mount.origin);
+        break;
+      case MountKind::tmpfs:
+        builder.tmpfs(mount.target, mount.size_bytes.value_or(spec.tmp_size_bytes), 01777, false,
+                      true, mount.origin);
+        break;
+    }
+  }
+}
+
+}  // namespace jail

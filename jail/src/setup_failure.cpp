@@ -1,0 +1,138 @@
+#include "setup_failure.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "step.hpp"
+
+namespace jail {
+namespace {
+
+std::string errno_text(int err) {
+  const char* name = strerrorname_np(err);
+  return fmt::format("{}: {}", name != nullptr ? name : std::to_string(err), std::strerror(err));
+}
+
+std::string origin_of(const OpDescription& op) {
+  return op.origin.empty() ? "" : fmt::format(" (from {})", op.origin);
+}
+
+std::string mount_hint(Step step, int err) {
+  if (step == Step::open_bind_source && err == ENOENT) return ": the source does not exist";
+  if (step == Step::open_bind_source && err == EACCES) {
+    return ": the source is not reachable by the jail's setup identity; bind a path the caller "
+           "owns or can read";
+  }
+  if (step == Step::create_mount_target && err == EXDEV) {
+    return ": the target path goes through a symlink that leads out of the jail's root; name "
+           "the real path inside the root";
+  }
+  if (step == Step::create_mount_target && err == ELOOP) {
+    return ": the target is a symlink; mount on a real directory or file";
+  }
+  if (step == Step::create_mount_target && err == EROFS) {
+    return ": the mount point does not exist and its parent is read-only; create it in the "
+           "root directory or mount under /tmp";
+  }
+  if (step == Step::create_mount_target && err == ENOTDIR) {
+    return ": a component of the target path is not a directory";
+  }
+  return "";
+}
+
+}  // namespace
+
+SetupFailure describe_setup_failure(const child::Report& report, const FailureContext& context) {
+  const auto step = static_cast<Step>(report.step);
+  const int err = report.err;
+  SetupFailure failure{std::string(step_name(step)), err, {}};
+  const bool has_op = report.detail >= 0 && static_cast<std::size_t>(report.detail) < context.ops.size();
+
+  switch (step) {
+    case Step::open_bind_source:
+    case Step::restrict_bind_source:
+    case Step::create_mount_target:
+    case Step::mount:
+    case Step::write_file:
+    case Step::make_read_only:
+      if (has_op) {
+        const OpDescription& op = context.ops[static_cast<std::size_t>(report.detail)];
+        const bool is_bind = step == Step::open_bind_source || step == Step::restrict_bind_source;
+        failure.message = is_bind || (!op.source.empty() && op.source.front() == '/')
+                              ? fmt::format("cannot mount {} at {}: {}{}{}", op.source, op.target,
+                                            errno_text(err), mount_hint(step, err), origin_of(op))
+                              : fmt::format("cannot create {} in the jail's root: {}{}{}", op.target,
+                                            errno_text(err), mount_hint(step, err), origin_of(op));
+        return failure;
+      }
+      break;
+    case Step::stage_root:
+      failure.message =
+          context.rootfs.empty()
+              ? fmt::format("cannot create the jail's root filesystem: {}", errno_text(err))
+              : fmt::format("cannot use --rootfs {}: {}", context.rootfs, errno_text(err));
+      return failure;
+    case Step::cwd:
+      failure.message = fmt::format(
+          "cannot enter the working directory {} inside the jail as uid {}: {}: {}", context.cwd,
+          context.identity.uid, errno_text(err),
+          err == ENOENT ? "it is not mounted in the jail; bind it, or choose --cwd or --no-cwd"
+                        : "it is not accessible to the jail's identity; choose --cwd or --no-cwd");
+      return failure;
+    case Step::pivot_root:
+    case Step::detach_old_root:
+    case Step::mount_private:
+      failure.message = fmt::format(
+          "cannot switch to the jail's root ({}): {}: the host's mount setup does not allow it; "
+          "run `jail doctor`",
+          failure.step, errno_text(err));
+      return failure;
+    case Step::setsid:
+    case Step::securebits:
+    case Step::drop_bounding_set:
+    case Step::setgroups:
+    case Step::setgid:
+    case Step::setuid:
+    case Step::drop_capabilities:
+    case Step::no_new_privs:
+    case Step::verify_identity:
+    case Step::not_dumpable:
+      failure.message = fmt::format(
+          "cannot drop the tool's privileges ({}): {}: refusing to run it with privileges it "
+          "should not have",
+          failure.step, errno_text(err));
+      return failure;
+    case Step::seccomp:
+      failure.message = fmt::format(
+          "cannot install the seccomp filter: {}: refusing to run the tool unfiltered",
+          errno_text(err));
+      return failure;
+    default:
+      break;
+  }
+  failure.message = fmt::format("jail setup step {} failed: {}", failure.step, errno_text(err));
+  return failure;
+}
+
+SetupFailure describe_exec_failure(int err, const FailureContext& context) {
+  SetupFailure failure{"exec", err, {}};
+  if (err == ENOENT) {
+    failure.message = context.command.find('/') != std::string::npos
+                          ? fmt::format("command not found: {} does not exist inside the jail",
+                                        context.command)
+                          : fmt::format("command not found: '{}' is not on the jail's PATH ({}); "
+                                        "bind the directory that holds it, or give its path",
+                                        context.command, context.path);
+  } else {
+    failure.message = fmt::format("cannot execute {} inside the jail: {}{}", context.command,
+                                  errno_text(err),
+                                  err == EACCES ? ": it is not executable by the jail's identity, "
+                                                  "or its filesystem is mounted noexec"
+                                                : "");
+  }
+  return failure;
+}
+
+}  // namespace jail

@@ -1,0 +1,15 @@
+// Parent side: turns the child's {step, errno, detail} record into a sentence that says what
+// failed, on what, and what to do.
+#pragma once
+
+#include "child/report.hpp"
+#include "jail/result.hpp"
+#include "process_state.hpp"
+
+namespace jail {
+
+[[nodiscard]] SetupFailure describe_setup_failure(const child::Report& report,
+                                                  const FailureContext& context);
+[[nodiscard]] SetupFailure describe_exec_failure(int err, const FailureContext& context);
+
+}  // namespace jail

@@ -1,0 +1,44 @@
+// The steps of setting up a jail, shared by the parent and the child side so that a failure
+// reported as a number over the handshake pipe is named the same way in every message.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace jail {
+
+enum class Step : std::int32_t {
+  wait_for_parent,
+  close_inherited_fds,
+  mount_private,
+  open_bind_source,
+  restrict_bind_source,
+  stage_root,
+  create_mount_target,
+  mount,
+  write_file,
+  make_read_only,
+  pivot_root,
+  detach_old_root,
+  hostname,
+  loopback_up,
+  cwd,
+  securebits,
+  drop_bounding_set,
+  setgroups,
+  setgid,
+  setuid,
+  drop_capabilities,
+  no_new_privs,
+  verify_identity,
+  not_dumpable,
+  signal_setup,
+  fork_tool,
+  setsid,
+  seccomp,
+  exec,
+};
+
+[[nodiscard]] std::string_view step_name(Step);
+
+}  // namespace jail

@@ -1,0 +1,73 @@
+#include "logging.hpp"
+
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+namespace jail::runner {
+namespace {
+
+// One JSON object a line, for log collectors; spdlog's patterns cannot escape a message.
+class JsonLineSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit JsonLineSink(std::FILE* out) : out_(out) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch());
+    const nlohmann::json line = {
+        {"time_ms", ms.count()},
+        {"level", std::string(spdlog::level::to_string_view(msg.level).data(),
+                              spdlog::level::to_string_view(msg.level).size())},
+        {"message", std::string(msg.payload.data(), msg.payload.size())}};
+    const std::string text = line.dump() + "\n";
+    std::fwrite(text.data(), 1, text.size(), out_);
+  }
+  void flush_() override { std::fflush(out_); }
+
+ private:
+  std::FILE* out_;
+};
+
+spdlog::level::level_enum level_for(const LogOptions& options) {
+  // Errors always show (they explain an exit code of 125); -q hides warnings.
+  if (options.quiet) return spdlog::level::err;
+  switch (options.verbosity) {
+    case 0: return spdlog::level::warn;
+    case 1: return spdlog::level::info;
+    case 2: return spdlog::level::debug;
+    default: return spdlog::level::trace;
+  }
+}
+
+}  // namespace
+
+void setup_logging(const LogOptions& options) {
+  spdlog::sink_ptr sink;
+  if (options.format == LogFormat::json) {
+    std::FILE* out = stderr;
+    if (!options.file.empty()) {
+      out = std::fopen(options.file.c_str(), "ae");
+      if (out == nullptr) throw std::runtime_error("cannot open --log-file " + options.file);
+    }
+    sink = std::make_shared<JsonLineSink>(out);
+  } else if (!options.file.empty()) {
+    sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file);
+    sink->set_pattern("%Y-%m-%dT%H:%M:%S.%e jail[%P] %l: %v");
+  } else {
+    sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    sink->set_pattern("jail: %v");
+  }
+  auto logger = std::make_shared<spdlog::logger>("jail", sink);
+  logger->set_level(level_for(options));
+  logger->flush_on(spdlog::level::trace);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace jail::runner

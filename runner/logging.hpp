@@ -1,0 +1,21 @@
+// jail's own messages: spdlog on stderr (or --log-file), text or one JSON object a line; never on
+// stdout, which belongs to the tool.
+#pragma once
+
+#include <string>
+
+namespace jail::runner {
+
+enum class LogFormat { text, json };
+
+struct LogOptions {
+  int verbosity = 0;  // -v count
+  bool quiet = false;
+  std::string file;  // empty: stderr
+  LogFormat format = LogFormat::text;
+};
+
+// Throws std::runtime_error when the log file cannot be opened.
+void setup_logging(const LogOptions& options);
+
+}  // namespace jail::runner

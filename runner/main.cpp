@@ -1,0 +1,63 @@
+// The `jail` executable: picks the subcommand and hands over. Every path out returns an exit
+// code from the contract in DESIGN.md; nothing escapes as an uncaught exception.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "doctor.hpp"
+#include "policy_command.hpp"
+#include "run_command.hpp"
+
+namespace {
+
+constexpr int kSetupFailed = 125;
+
+int dispatch(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) return run_doctor(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "policy") == 0) return jail::runner::run_policy_command(argc - 1, argv + 1);
+
+  int first = 1;
+  if (argc >= 2 && std::strcmp(argv[1], "run") == 0) first = 2;
+  std::vector<std::string> options;
+  std::vector<std::string> command;
+  bool after_separator = false;
+  for (int i = first; i < argc; ++i) {
+    if (!after_separator && std::strcmp(argv[i], "--") == 0) {
+      after_separator = true;
+    } else {
+      (after_separator ? command : options).emplace_back(argv[i]);
+    }
+  }
+  const bool wants_help = std::find_if(options.begin(), options.end(), [](const std::string& o) {
+                            return o == "-h" || o == "--help";
+                          }) != options.end();
+  if (!after_separator && !wants_help) {
+    spdlog::error(
+        "missing '--' before the command: write jail [OPTIONS] -- COMMAND [ARGS...], e.g. "
+        "jail -- python3 script.py (or jail doctor, jail policy)");
+    return kSetupFailed;
+  }
+  if (after_separator && command.empty()) {
+    spdlog::error("no command after '--': write jail [OPTIONS] -- COMMAND [ARGS...]");
+    return kSetupFailed;
+  }
+  return jail::runner::run_command(options, command);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_pattern("jail: %v");
+  try {
+    return dispatch(argc, argv);
+  } catch (const std::exception& error) {
+    spdlog::critical("internal error: {}", error.what());
+  } catch (...) {
+    spdlog::critical("internal error: unknown exception");
+  }
+  return kSetupFailed;
+}

@@ -1,0 +1,93 @@
+#include "run_command.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "jail/error.hpp"
+#include "jail/launch.hpp"
+#include "run_options.hpp"
+
+namespace jail::runner {
+namespace {
+
+constexpr int kUsageExit = 125;
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      spdlog::error("cannot write the status JSON to fd {}: {}", fd, std::strerror(errno));
+      return;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void write_status(const RunOptions& run, const Result& result) {
+  const std::string json = to_json(result) + "\n";
+  if (run.status_fd) write_all(*run.status_fd, json);
+  if (run.status_file) {
+    const int fd = ::open(run.status_file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      spdlog::error("cannot write --status-file {}: {}", *run.status_file, std::strerror(errno));
+      return;
+    }
+    write_all(fd, json);
+    ::close(fd);
+  }
+}
+
+// Signals for the tool are blocked here and read by the supervisor from a signalfd, so none is
+// lost between now and the moment the jail exists.
+void block_forwarded_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&set, sig);
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  // A closed status pipe must show up as a write error, not kill jail before it reports.
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+void log_result(const Result& result) {
+  if (result.error) {
+    spdlog::error("{}", result.error->message);
+  } else if (result.outcome == Outcome::signaled) {
+    spdlog::info("the tool was killed by signal {} ({})", result.signal, sigabbrev_np(result.signal));
+  } else {
+    spdlog::info("the tool exited with {} after {:.0f} ms", result.exit_code, result.wall_ms);
+  }
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& options, const std::vector<std::string>& command) {
+  RunOptions run;
+  try {
+    run = parse_run_options(options, command);
+    setup_logging(run.log);
+  } catch (const HelpRequested& help) {
+    std::fputs(help.text.c_str(), stdout);
+    return 0;
+  } catch (const std::exception& error) {
+    spdlog::error("{}", error.what());
+    return kUsageExit;
+  }
+
+  block_forwarded_signals();
+  const Result result = jail::run(run.spec);
+  log_result(result);
+  write_status(run, result);
+  return exit_code_for(result);
+}
+
+}  // namespace jail::runner

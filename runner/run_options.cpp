@@ -1,0 +1,198 @@
+#include "run_options.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "units.hpp"
+
+namespace jail::runner {
+namespace {
+
+constexpr const char* kCommandLine = "the command line";
+
+struct RawFlags {
+  std::optional<unsigned> uid, gid;
+  std::optional<std::string> cwd, rootfs, tmpfs_size, status_file, log_file;
+  std::optional<int> status_fd;
+  bool no_cwd = false, quiet = false;
+  int verbosity = 0;
+  std::string hostname = "jail", net = "none", log_format = "text";
+  std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env;
+};
+
+void define_flags(CLI::App& app, RawFlags& f) {
+  auto one_each = [](CLI::Option* option) { option->allow_extra_args(false); };
+  app.add_option("--uid", f.uid, "user id of the tool inside the jail");
+  app.add_option("--gid", f.gid, "group id of the tool inside the jail");
+  app.add_option("--cwd", f.cwd, "working directory inside the jail (default: the current one)");
+  app.add_flag("--no-cwd", f.no_cwd, "do not bind the current directory; start in /");
+  one_each(app.add_option("--bind", f.binds, "bind SRC[:DST] read-write"));
+  one_each(app.add_option("--ro-bind", f.ro_binds, "bind SRC[:DST] read-only"));
+  one_each(app.add_option("--tmpfs", f.tmpfs, "a fresh tmpfs at DST[:SIZE]"));
+  app.add_option("--rootfs", f.rootfs, "use the prepared root DIR (read-only) instead of the host's");
+  one_each(app.add_option("--env", f.env, "set K=V in the tool's environment"));
+  one_each(app.add_option("--pass-env", f.pass_env, "pass the caller's variable K through"));
+  app.add_option("--hostname", f.hostname, "hostname inside the jail")->capture_default_str();
+  app.add_option("--net", f.net, "network: none (only lo) or host")
+      ->check(CLI::IsMember({"none", "host"}))
+      ->capture_default_str();
+  app.add_option("--tmpfs-size", f.tmpfs_size, "size of /tmp (default 256M)");
+  app.add_option("--status-fd", f.status_fd, "write the result as JSON to this fd");
+  app.add_option("--status-file", f.status_file, "write the result as JSON to this file");
+  app.add_flag("-v,--verbose", f.verbosity, "more of jail's own messages (repeatable)");
+  app.add_flag("-q,--quiet", f.quiet, "only errors from jail itself");
+  app.add_option("--log-file", f.log_file, "jail's own messages go here instead of stderr");
+  app.add_option("--log-format", f.log_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+}
+
+std::string absolute_host_path(const std::string& path) {
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+// SRC[:DST] — split at the first ':'; DST defaults to SRC.
+Mount parse_bind(const std::string& text, MountKind kind, const char* flag) {
+  const auto colon = text.find(':');
+  Mount mount;
+  mount.kind = kind;
+  mount.source = absolute_host_path(text.substr(0, colon));
+  mount.target = colon == std::string::npos ? mount.source : text.substr(colon + 1);
+  mount.origin = fmt::format("{} {} on {}", flag, text, kCommandLine);
+  if (text.empty() || (colon != std::string::npos && mount.target.empty())) {
+    throw UsageError(fmt::format("{} '{}': expected SRC[:DST]", flag, text));
+  }
+  return mount;
+}
+
+Mount parse_tmpfs(const std::string& text) {
+  const auto colon = text.find(':');
+  Mount mount;
+  mount.kind = MountKind::tmpfs;
+  mount.target = text.substr(0, colon);
+  mount.origin = fmt::format("--tmpfs {} on {}", text, kCommandLine);
+  if (colon != std::string::npos) {
+    mount.size_bytes = parse_size(text.substr(colon + 1));
+    if (!mount.size_bytes) {
+      throw UsageError(fmt::format("--tmpfs '{}': size '{}' is not a size like 64M or 1G", text,
+                                   text.substr(colon + 1)));
+    }
+  }
+  return mount;
+}
+
+void set_env(std::vector<std::string>& env, const std::string& entry) {
+  const std::string key = entry.substr(0, entry.find('=') + 1);
+  std::erase_if(env, [&](const std::string& existing) { return existing.starts_with(key); });
+  env.push_back(entry);
+}
+
+std::vector<std::string> build_env(const RawFlags& f) {
+  const char* term = std::getenv("TERM");
+  std::vector<std::string> env =
+      default_environment(::isatty(STDOUT_FILENO) && term != nullptr ? term : "");
+  for (const auto& name : f.pass_env) {
+    if (name.empty() || name.find('=') != std::string::npos) {
+      throw UsageError(fmt::format("--pass-env '{}': expected a variable name", name));
+    }
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) {
+      spdlog::warn("--pass-env {}: not set in the caller's environment, not passed", name);
+      continue;
+    }
+    set_env(env, name + "=" + value);
+  }
+  for (const auto& entry : f.env) {
+    if (entry.find('=') == std::string::npos || entry.front() == '=') {
+      throw UsageError(fmt::format("--env '{}': expected KEY=VALUE", entry));
+    }
+    set_env(env, entry);
+  }
+  return env;
+}
+
+// The caller's directory is bound read-only at its own path and is where the tool starts,
+// unless --no-cwd, a prepared --rootfs (which may not have that path), or it is "/".
+void add_cwd(Spec& spec, const RawFlags& f) {
+  std::error_code error;
+  const std::string here = std::filesystem::current_path(error).string();
+  const bool bind_here = !f.no_cwd && !f.rootfs && !error && here != "/";
+  if (bind_here) {
+    spec.mounts.insert(spec.mounts.begin(),
+                       Mount{MountKind::ro_bind, here, here, std::nullopt,
+                             "the current directory (use --no-cwd to leave it out)"});
+  }
+  spec.cwd = f.cwd ? *f.cwd : (bind_here ? here : "/");
+}
+
+}  // namespace
+
+RunOptions parse_run_options(const std::vector<std::string>& options,
+                             const std::vector<std::string>& command) {
+  CLI::App app{"Run COMMAND isolated: its own namespaces, a minimal read-only root, no "
+               "capabilities, no network.",
+               "jail"};
+  RawFlags f;
+  define_flags(app, f);
+  std::vector<std::string> reversed(options.rbegin(), options.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw HelpRequested{app.help()};
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(fmt::format("{} (see jail --help)", error.what()));
+  }
+
+  RunOptions run;
+  run.log.verbosity = f.verbosity;
+  run.log.quiet = f.quiet;
+  run.log.file = f.log_file.value_or("");
+  run.log.format = f.log_format == "json" ? LogFormat::json : LogFormat::text;
+  run.status_fd = f.status_fd;
+  run.status_file = f.status_file;
+  if (f.status_fd && (*f.status_fd < 0 || ::fcntl(*f.status_fd, F_GETFD) < 0)) {
+    throw UsageError(fmt::format("--status-fd {}: not an open file descriptor", *f.status_fd));
+  }
+
+  Spec& spec = run.spec;
+  spec.argv = command;
+  if (f.uid) spec.uid = *f.uid;
+  if (f.gid) spec.gid = *f.gid;
+  spec.hostname = f.hostname;
+  spec.net = f.net == "host" ? Net::host : Net::none;
+  if (f.rootfs) spec.rootfs = absolute_host_path(*f.rootfs);
+  if (f.tmpfs_size) {
+    const auto size = parse_size(*f.tmpfs_size);
+    if (!size || *size == 0) {
+      throw UsageError(fmt::format("--tmpfs-size '{}': not a size like 64M or 1G", *f.tmpfs_size));
+    }
+    spec.tmp_size_bytes = *size;
+  }
+  // Mounts apply in command-line order across the three flags: a later mount may sit on an
+  // earlier one, as with bwrap.
+  std::size_t next_bind = 0, next_ro_bind = 0, next_tmpfs = 0;
+  for (const CLI::Option* option : app.parse_order()) {
+    const std::string name = option->get_name();
+    if (name == "--bind") {
+      spec.mounts.push_back(parse_bind(f.binds.at(next_bind++), MountKind::bind, "--bind"));
+    } else if (name == "--ro-bind") {
+      spec.mounts.push_back(parse_bind(f.ro_binds.at(next_ro_bind++), MountKind::ro_bind, "--ro-bind"));
+    } else if (name == "--tmpfs") {
+      spec.mounts.push_back(parse_tmpfs(f.tmpfs.at(next_tmpfs++)));
+    }
+  }
+  add_cwd(spec, f);
+  spec.env = build_env(f);
+  spec.forward_signals = true;
+  return run;
+}
+
+}  // namespace jail::runner

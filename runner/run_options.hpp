@@ -1,0 +1,35 @@
+// The run flags, parsed with CLI11 into a jail::Spec plus what only the CLI needs.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "jail/spec.hpp"
+#include "logging.hpp"
+
+namespace jail::runner {
+
+struct RunOptions {
+  Spec spec;
+  LogOptions log;
+  std::optional<int> status_fd;
+  std::optional<std::string> status_file;
+};
+
+// A bad flag or value: the message says which and why. Exit code 125.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown for --help: the text to print on stdout, exit code 0.
+struct HelpRequested {
+  std::string text;
+};
+
+[[nodiscard]] RunOptions parse_run_options(const std::vector<std::string>& options,
+                                           const std::vector<std::string>& command);
+
+}  // namespace jail::runner
