@@ -60,6 +60,14 @@ std::vector<sock_filter> Assembler::finish() const {
       std::vector<Item> tramp;
       for (Label target : {far_t ? it.jt : -1, far_f ? it.jf : -1}) {
         if (target < 0) continue;
+        // A jump to a `ret` is replaced by the `ret` itself: same size, one step less.
+        const Item& dest = items[bound[static_cast<std::size_t>(target)]];
+        if (BPF_CLASS(dest.insn.code) == BPF_RET) {
+          Item ret;
+          ret.insn = dest.insn;
+          tramp.push_back(ret);
+          continue;
+        }
         Item ja;
         ja.insn = sock_filter{BPF_JMP | BPF_JA, 0, 0, 0};
         ja.ja = target;

@@ -1,9 +1,11 @@
 // Lowering: parsed files → the Policy IR. Resolves includes (in place, relative to the
 // including file or by shipped name), syscall names, constants and errno names, and collects
 // every error with its position before deciding that the policy is unusable.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "parser.hpp"
 #include "policy/constants.hpp"
@@ -67,16 +69,27 @@ class Loader {
   LoadResult run(const SourceId& top) {
     if (const auto* base = find_shipped("baseline")) load(shipped_source(*base), 0);
     auto def = load(top, 0);
-    if (!def) {
+    // Without a default and without other errors (a failed include may hold the default).
+    if (!def && !has_errors(diags_)) {
       error(SourceLocation{top.display, 0, 0},
             "no 'default' line: every policy names what happens to syscalls no rule decides, "
             "e.g. 'default errno EPERM'",
             "");
-    } else {
+    } else if (def) {
       policy_.default_action = def->action;
       policy_.default_where = def->where;
     }
     policy_.name = top.display;
+    // Report in reading order: files in the order they were first read, then line and column.
+    auto file_rank = [&](const std::string& file) {
+      for (std::size_t i = 0; i < policy_.sources.size(); ++i)
+        if (policy_.sources[i].name == file) return i;
+      return policy_.sources.size();
+    };
+    std::stable_sort(diags_.begin(), diags_.end(), [&](const Diagnostic& a, const Diagnostic& b) {
+      return std::make_tuple(file_rank(a.where.file), a.where.line, a.where.column) <
+             std::make_tuple(file_rank(b.where.file), b.where.line, b.where.column);
+    });
     LoadResult result;
     result.diagnostics = std::move(diags_);
     if (!has_errors(result.diagnostics)) result.policy = std::move(policy_);
@@ -109,8 +122,9 @@ class Loader {
                   "second 'default' in this file (the first is at line " +
                       std::to_string(own->where.line) + ")",
                   line);
-          } else if (action) {
-            own = EffectiveDefault{*action, at(1)};
+          } else {
+            // Even a default whose action is misspelt counts as present: one error, not two.
+            own = EffectiveDefault{action.value_or(Action{}), at(1)};
           }
           break;
         }
