@@ -104,6 +104,14 @@ class Child {
   int out_ = -1;
 };
 
+// The v2 cgroup path of `pid` ("0::" line of /proc/<pid>/cgroup).
+inline std::string cgroup_of(pid_t pid) {
+  const auto text = files::read("/proc/" + std::to_string(pid) + "/cgroup").value_or("");
+  const size_t at = text.find("0::");
+  if (at == std::string::npos) return {};
+  return text.substr(at + 3, text.find('\n', at) - at - 3);
+}
+
 // The directories where jail creates its cgroups for this process: the caller's own cgroup in
 // every hierarchy.
 inline std::vector<std::string> own_dirs(const Layout& layout) {

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <optional>
@@ -321,6 +322,57 @@ TEST_F(CgroupHost, NonRootCallerGetsAClearError) {
   EXPECT_NE(out.find("EACCES"), std::string::npos) << out;
   EXPECT_NE(out.find(own_dir("memory")), std::string::npos) << out;
   EXPECT_NE(out.find("systemd-run --user --scope -p Delegate=yes"), std::string::npos) << out;
+}
+
+// v2, jail alone in its cgroup (a delegated scope): enabling controllers needs the cgroup to be
+// empty, so jail moves itself into jail-supervisor-<pid> and back when the last group goes.
+TEST_F(CgroupHost, V2JailMovesItselfOutAndBack) {
+  if (!v2()) GTEST_SKIP() << "a cgroup v2 rule";
+  const Hierarchy& h = *layout_.v2;
+  const std::string self = std::to_string(::getpid());
+  if (!files::exists(h.own_dir + "/cgroup.type")) GTEST_SKIP() << "in the root cgroup: exempt";
+  if (files::procs(h.own_dir) != std::vector<pid_t>{::getpid()}) {
+    GTEST_SKIP() << "other processes share this cgroup";
+  }
+  const auto control_before = files::read(h.own_dir + "/cgroup.subtree_control");
+  {
+    Group a = Group::create({.memory_bytes = 64 * kMiB, .pids = 16}, std::nullopt);
+    EXPECT_EQ(h.dir_of(testing::cgroup_of(::getpid())), h.own_dir + "/jail-supervisor-" + self);
+    Group b = Group::create({.cpus = 0.5}, std::nullopt);  // shares the preparation
+    EXPECT_TRUE(a.remove());
+    EXPECT_EQ(h.dir_of(testing::cgroup_of(::getpid())), h.own_dir + "/jail-supervisor-" + self);
+    EXPECT_EQ(read_trimmed(b.dir_for("cpu") + "/cpu.max"), "50000 100000");
+  }
+  EXPECT_EQ(testing::cgroup_of(::getpid()), h.own_path);
+  EXPECT_EQ(files::read(h.own_dir + "/cgroup.subtree_control"), control_before);
+}
+
+// v2, someone else in jail's cgroup: jail must not move them, so a limit fails closed and a run
+// without limits goes ahead without memory accounting.
+TEST_F(CgroupHost, V2OtherProcessesInTheCgroupFailClosed) {
+  if (!v2()) GTEST_SKIP() << "a cgroup v2 rule";
+  const Hierarchy& h = *layout_.v2;
+  if (!files::exists(h.own_dir + "/cgroup.type")) GTEST_SKIP() << "in the root cgroup: exempt";
+  const auto control =
+      files::words(files::read(h.own_dir + "/cgroup.subtree_control").value_or(""));
+  if (std::find(control.begin(), control.end(), "memory") != control.end()) {
+    GTEST_SKIP() << "memory already enabled in " << h.own_dir;
+  }
+  Child other([](int) {
+    ::pause();
+    return 0;
+  });
+  try {
+    Group g = Group::create({.memory_bytes = 64 * kMiB}, std::nullopt);
+    FAIL() << "created " << g.dirs().front();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.err(), EBUSY) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Delegate=yes"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(testing::cgroup_of(other.pid()), h.own_path);  // not moved
+  Group g = Group::create({}, std::nullopt);
+  EXPECT_EQ(g.version(), 2);
+  EXPECT_FALSE(g.usage().peak_memory_bytes.has_value());
 }
 
 TEST(CgroupLimits, NonsenseIsRejectedBeforeTouchingAnything) {

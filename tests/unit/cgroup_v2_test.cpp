@@ -16,6 +16,7 @@
 namespace jail::cgroup {
 namespace {
 
+using testing::cgroup_of;
 using testing::Child;
 using testing::jail_cgroups;
 
@@ -37,13 +38,6 @@ pid_t clone_into(int cgroup_fd, int spin_ms, bool then_pause) {
     ::_exit(0);
   }
   return static_cast<pid_t>(pid);
-}
-
-std::string cgroup_of(pid_t pid) {
-  const auto text = files::read("/proc/" + std::to_string(pid) + "/cgroup").value_or("");
-  const size_t at = text.find("0::");
-  if (at == std::string::npos) return {};
-  return text.substr(at + 3, text.find('\n', at) - at - 3);
 }
 
 int wait_for(pid_t pid) {

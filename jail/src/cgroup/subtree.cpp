@@ -141,8 +141,8 @@ std::vector<std::string> prepare(const std::string& parent,
   std::lock_guard lock(mutex);
   Parent& state = parents[parent];
   ++state.users;
-  const auto already = files::words(
-      files::read(parent + "/cgroup.subtree_control").value_or(std::string{}));
+  const auto already =
+      files::words(files::read(parent + "/cgroup.subtree_control").value_or(std::string{}));
   auto missing = [&](const std::vector<std::string>& list) {
     return std::any_of(list.begin(), list.end(),
                        [&](const std::string& c) { return !contains(already, c); });
