@@ -2,8 +2,11 @@
 // otherwise), no capabilities in any of the five sets, no_new_privs, its own session, not PID 1.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <array>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "run_jail.hpp"
@@ -46,23 +49,29 @@ TEST_P(Identity, UserNameResolves) {
   EXPECT_EQ(split_lines(r.out).size(), 2u) << describe(r);
 }
 
+// The "inside outside count" line of a uid_map/gid_map that covers `inside`, if any.
+std::optional<std::array<long, 3>> map_line_for(const std::string& map, long inside) {
+  for (const std::string& line : split_lines(map)) {
+    std::istringstream fields(line);
+    std::array<long, 3> f{-1, -1, -1};
+    fields >> f[0] >> f[1] >> f[2];
+    if (fields && inside >= f[0] && inside < f[0] + f[2]) return f;
+  }
+  return std::nullopt;
+}
+
 TEST_P(Identity, MappedToTheUnprivilegedHostUid) {
-  // uid_map inside: "<inside> <outside> 1" — outside is 65534 for both callers here.
-  RunResult r = run({"--", "sh", "-c", "cat /proc/self/uid_map; cat /proc/self/gid_map"});
+  // The tool's identity is 65534 outside, for both callers here.
+  RunResult r = run({"--", "sh", "-c", "cat /proc/self/uid_map; echo ---; cat /proc/self/gid_map"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  std::vector<std::string> lines = split_lines(r.out);
-  ASSERT_EQ(lines.size(), 2u) << describe(r);
-  std::istringstream uid_map(lines[0]);
-  std::istringstream gid_map(lines[1]);
-  long inside = -1, outside = -1, count = -1;
-  uid_map >> inside >> outside >> count;
-  EXPECT_EQ(inside, static_cast<long>(inside_uid())) << describe(r);
-  EXPECT_EQ(outside, static_cast<long>(kNobodyUid)) << describe(r);
-  EXPECT_EQ(count, 1) << describe(r);
-  gid_map >> inside >> outside >> count;
-  EXPECT_EQ(inside, static_cast<long>(inside_gid())) << describe(r);
-  EXPECT_EQ(outside, static_cast<long>(kNobodyGid)) << describe(r);
-  EXPECT_EQ(count, 1) << describe(r);
+  std::size_t split = r.out.find("---\n");
+  ASSERT_NE(split, std::string::npos) << describe(r);
+  auto uid = map_line_for(r.out.substr(0, split), inside_uid());
+  auto gid = map_line_for(r.out.substr(split + 4), inside_gid());
+  ASSERT_TRUE(uid) << "uid " << inside_uid() << " is not mapped\n" << describe(r);
+  ASSERT_TRUE(gid) << "gid " << inside_gid() << " is not mapped\n" << describe(r);
+  EXPECT_EQ((*uid)[1] + (inside_uid() - (*uid)[0]), static_cast<long>(kNobodyUid)) << describe(r);
+  EXPECT_EQ((*gid)[1] + (inside_gid() - (*gid)[0]), static_cast<long>(kNobodyGid)) << describe(r);
 }
 
 TEST_P(Identity, FilesCreatedThroughABindBelongToTheUnprivilegedHostUid) {
@@ -72,6 +81,18 @@ TEST_P(Identity, FilesCreatedThroughABindBelongToTheUnprivilegedHostUid) {
   struct stat st {};
   ASSERT_EQ(stat((out / "file").c_str(), &st), 0) << describe(r);
   EXPECT_EQ(st.st_uid, kNobodyUid);
+  EXPECT_EQ(st.st_gid, kNobodyGid);
+}
+
+TEST_P(Identity, UidZeroInsideIsStillUnprivilegedOutside) {
+  TempDir out;
+  RunResult r = run({"--uid", "0", "--gid", "0", "--bind", out.path() + ":/out", "--", "sh", "-c",
+                     "id -u; echo x > /out/file"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "0\n") << describe(r);
+  struct stat st {};
+  ASSERT_EQ(stat((out / "file").c_str(), &st), 0) << describe(r);
+  EXPECT_EQ(st.st_uid, kNobodyUid) << "uid 0 inside must not be host root";
   EXPECT_EQ(st.st_gid, kNobodyGid);
 }
 
@@ -103,13 +124,14 @@ TEST_P(Identity, NoCapabilitiesWithUidZeroInside) {
   EXPECT_EQ(fields["NoNewPrivs"], "1") << r.out;
 }
 
-TEST_P(Identity, NotPidOneAndAReaperIs) {
-  RunResult r = run({"--", "sh", "-c", "echo $$; test -d /proc/1 && echo has-pid-1"});
+TEST_P(Identity, NotPidOneButChildOfThePidOneReaper) {
+  RunResult r = run({"--", "sh", "-c", "echo $$; echo $PPID"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   std::vector<std::string> lines = split_lines(r.out);
   ASSERT_EQ(lines.size(), 2u) << describe(r);
   EXPECT_NE(lines[0], "1") << "the tool must not be PID 1\n" << describe(r);
-  EXPECT_EQ(lines[1], "has-pid-1") << describe(r);
+  EXPECT_LT(std::stol(lines[0]), 10) << "not in a fresh pid namespace\n" << describe(r);
+  EXPECT_EQ(lines[1], "1") << "the tool's parent must be the reaper, PID 1\n" << describe(r);
 }
 
 TEST_P(Identity, OwnSessionWithoutTerminal) {
@@ -124,6 +146,8 @@ TEST_P(Identity, OwnSessionWithoutTerminal) {
   long ppid = -1, pgrp = -1, session = -1, tty = -1;
   rest >> state >> ppid >> pgrp >> session >> tty;
   EXPECT_GT(session, 0) << "the tool is still in the caller's session\n" << r.out;
+  EXPECT_NE(session, static_cast<long>(getsid(0))) << "the caller's session\n" << r.out;
+  EXPECT_LT(session, 10) << "a session outside the jail's pid namespace\n" << r.out;
   EXPECT_EQ(tty, 0) << r.out;
 }
 
