@@ -9,7 +9,7 @@
 namespace jail {
 namespace {
 
-nlohmann::json violation_json(const Violation& violation) {
+nlohmann::ordered_json violation_json(const Violation& violation) {
   return {{"syscall", violation.syscall}, {"number", violation.number},
           {"args", violation.args},       {"pid", violation.pid},
           {"action", violation.action}};
@@ -18,13 +18,13 @@ nlohmann::json violation_json(const Violation& violation) {
 }  // namespace
 
 std::string to_json(const Result& result) {
-  nlohmann::json json;
+  nlohmann::ordered_json json;
   json["outcome"] = to_string(result.outcome);
-  json["exit_code"] = result.outcome == Outcome::exited ? nlohmann::json(result.exit_code) : nullptr;
+  json["exit_code"] = result.outcome == Outcome::exited ? nlohmann::ordered_json(result.exit_code) : nullptr;
   json["signal"] = result.outcome == Outcome::signaled ? result.signal : 0;
   json["jail_exit_code"] = exit_code_for(result);
-  json["violation"] = result.violation ? violation_json(*result.violation) : nlohmann::json(nullptr);
-  nlohmann::json first = nlohmann::json::array();
+  json["violation"] = result.violation ? violation_json(*result.violation) : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json first = nlohmann::ordered_json::array();
   for (const auto& denial : result.denials.first) first.push_back(violation_json(denial));
   json["denials"] = {{"count", result.denials.count}, {"first", first}};
   json["wall_ms"] = result.wall_ms;
