@@ -297,6 +297,10 @@ TEST_F(CgroupHost, NonRootCallerGetsAClearError) {
         ::setresuid(65534, 65534, 65534) != 0) {
       return 90;
     }
+    for (const auto& h : detect_layout().v1) {
+      if (h.writable) return 94;  // root's cgroups must not look delegated to nobody
+    }
+    if (const auto v2 = detect_layout().v2; v2 && v2->writable) return 95;
     try {
       Group g = Group::create({.memory_bytes = 64 * kMiB}, std::nullopt);
       return 91;  // must not succeed without delegation

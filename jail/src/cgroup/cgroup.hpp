@@ -38,7 +38,8 @@ struct Hierarchy {
   std::string mount_root;                // the hierarchy path the mount shows (mountinfo field 4)
   std::string own_path;                  // from /proc/self/cgroup, e.g. /user.slice/x.scope
   std::string own_dir;                   // mount_point + own_path, empty when not visible
-  bool writable = false;                 // the effective uid may create a child in own_dir
+  bool writable = false;  // the effective ids may create and manage cgroups below own_dir
+                          // (v2: also hand controllers down), i.e. it is root's or delegated
 
   [[nodiscard]] bool has(std::string_view controller) const;
   // Directory of a hierarchy path (as /proc/self/cgroup spells it), or empty when that path

@@ -216,13 +216,19 @@ Layout detect_layout() {
   if (!mountinfo || !self) return {};
   Layout layout = parse_layout(*mountinfo, *self);
   // AT_EACCESS: jail acts with its effective ids, so ask about those, not the real ones.
-  auto writable = [](const std::string& dir) {
-    return !dir.empty() && ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
+  // Delegation (systemd's Delegate=yes, or a chown by an admin) hands over the directory and
+  // the files that manage it; all of them must be ours to write.
+  auto may = [](const std::string& path, int mode) {
+    return ::faccessat(AT_FDCWD, path.c_str(), mode, AT_EACCESS) == 0;
   };
-  for (auto& h : layout.v1) h.writable = writable(h.own_dir);
+  auto writable = [&](const std::string& dir, bool v2) {
+    return !dir.empty() && may(dir, W_OK | X_OK) && may(dir + "/cgroup.procs", W_OK) &&
+           (!v2 || may(dir + "/cgroup.subtree_control", W_OK));
+  };
+  for (auto& h : layout.v1) h.writable = writable(h.own_dir, false);
   if (layout.v2) {
     Hierarchy& h = *layout.v2;
-    h.writable = writable(h.own_dir);
+    h.writable = writable(h.own_dir, true);
     if (!h.own_dir.empty()) {
       if (const auto text = files::read(h.own_dir + "/cgroup.controllers")) {
         h.controllers = files::words(*text);

@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cmath>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
