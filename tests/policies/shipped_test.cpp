@@ -186,3 +186,27 @@ TEST(ShippedMinimal, StaticStyleFilterWorkAndNothingElse) {
 
 }  // namespace
 }  // namespace jail::policy
+
+namespace jail::policy {
+namespace {
+
+TEST(ShippedPython, ScriptsWithThreadsSubprocessAndSocketsRun) {
+  Program prog = compile(load_policy("python"), Routing::direct);
+  testing::ChildEnd end = testing::run_program(
+      prog, {"/usr/bin/python3", "-c",
+             "import threading, subprocess, sys, socket, json, tempfile, os\n"
+             "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+             "a, b = socket.socketpair(); a.send(b'x'); assert b.recv(1) == b'x'\n"
+             "with tempfile.TemporaryDirectory() as d:\n"
+             "    open(os.path.join(d, 'f'), 'w').write('y')\n"
+             "r = subprocess.run([sys.executable, '-c', 'print(3)'], capture_output=True, "
+             "text=True)\n"
+             "print(json.dumps(r.stdout.strip()))\n"});
+  EXPECT_EQ(end.code, 0) << "signal " << end.signal << "\n" << end.output;
+  EXPECT_EQ(end.output, "\"3\"\n");
+  EXPECT_EQ(testing::syscall_outcome(prog, SYS_ptrace, {}), -SIGSYS);
+  EXPECT_EQ(testing::syscall_outcome(prog, SYS_shmget, {}), EPERM);
+}
+
+}  // namespace
+}  // namespace jail::policy
