@@ -85,7 +85,7 @@ TEST(ShippedDefault, ShellAndCoreutilsRun) {
   EXPECT_NE(end.output.find("done\n"), std::string::npos) << end.output;
 }
 
-class Workdir : public ::testing::Test {
+class ShippedDefaultTools : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/policy-shipped-XXXXXX";
@@ -96,7 +96,7 @@ class Workdir : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(Workdir, GccCompilesAndRunsHello) {
+TEST_F(ShippedDefaultTools, GccCompilesAndRunsHello) {
   std::ofstream(dir_ + "/hello.c") << "#include <stdio.h>\nint main(void) { puts(\"hello\"); }\n";
   ChildEnd cc = run_program(default_program(), {"/usr/bin/gcc", "-o", "hello", "hello.c"}, dir_);
   ASSERT_EQ(cc.code, 0) << "signal " << cc.signal << "\n" << cc.output;
@@ -105,7 +105,7 @@ TEST_F(Workdir, GccCompilesAndRunsHello) {
   EXPECT_EQ(run.output, "hello\n");
 }
 
-TEST_F(Workdir, GitInitAndStatusRun) {
+TEST_F(ShippedDefaultTools, GitInitAndStatusRun) {
   ChildEnd end =
       run_program(default_program(),
                   {"/bin/sh", "-c",

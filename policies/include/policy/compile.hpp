@@ -10,9 +10,17 @@
 
 namespace jail::policy {
 
+// Either way the prefix is the same: a foreign architecture (i386 `int $0x80`) or an x32
+// syscall number returns KILL_PROCESS in the kernel, and allowed calls never leave it.
 enum class Routing {
-  direct,  // the filter returns ERRNO|n, KILL_PROCESS, LOG, TRAP itself
-  notify,  // every non-allow outcome becomes USER_NOTIF; the supervisor calls evaluate()
+  // The filter returns ERRNO|n, KILL_PROCESS, LOG, TRAP itself.
+  direct,
+  // Every non-allow outcome becomes USER_NOTIF so the supervisor sees and reports it. It then
+  // calls evaluate() on the notification's seccomp_data and answers: errno → resp.error =
+  // -n; log → SECCOMP_USER_NOTIF_FLAG_CONTINUE; kill → kill the jailed process; trap → there
+  // is no way to raise a synchronous SIGSYS from outside, so treat it as kill (or send
+  // SIGSYS with tgkill and fail the call with ENOSYS).
+  notify,
 };
 
 struct Program {
