@@ -78,11 +78,18 @@ TEST_P(BadInput, BindTargetThroughSymlinkEscapingTheRoot) {
   TempDir source;
   expect_setup_failure(
       concat({{"--bind", source.path() + ":" + (cwd_ / "escape-abs"), "--"}, tool_}));
-  expect_setup_failure(
-      concat({{"--bind", source.path() + ":" + (cwd_ / "escape-rel") + "/sub", "--"}, tool_}));
-  expect_setup_failure(
-      concat({{"--ro-bind", source.path() + ":" + (cwd_ / "escape-abs") + "/x", "--"}, tool_}));
+  expect_setup_failure(concat(
+      {{"--bind", source.path() + ":" + (cwd_ / "escape-rel") + "/jail-itest-sub", "--"}, tool_}));
+  expect_setup_failure(concat(
+      {{"--ro-bind", source.path() + ":" + (cwd_ / "escape-abs") + "/jail-itest-x", "--"}, tool_}));
+  expect_setup_failure(concat(
+      {{"--bind", source.path() + ":" + (cwd_ / "escape-rel") + "/jail-itest-x/y", "--"}, tool_}));
   expect_setup_failure(concat({{"--tmpfs", cwd_ / "escape-abs", "--"}, tool_}));
+  // Nothing was created on the host through the links.
+  for (const char* name : {"jail-itest-sub", "jail-itest-x"}) {
+    EXPECT_FALSE(std::filesystem::exists(std::string("/root/") + name))
+        << "created /root/" << name << " on the host";
+  }
 }
 
 TEST_P(BadInput, RootfsMissing) {

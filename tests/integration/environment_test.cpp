@@ -1,7 +1,13 @@
 // The environment inside: cleared, a safe default set, plus exactly what --env/--pass-env add.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <map>
+#include <sstream>
 
 #include "run_jail.hpp"
 
@@ -68,6 +74,72 @@ TEST_P(Environment, PassEnvCopiesTheCallersValue) {
       env_inside({"--pass-env", kCallerSecretName}, {.extra_env = {"OTHER_CALLER_VAR=not-passed"}});
   EXPECT_EQ(env[kCallerSecretName], kCallerSecretValue) << dump(env);
   EXPECT_FALSE(env.count("OTHER_CALLER_VAR")) << dump(env);
+}
+
+// A pseudo-terminal to hand jail as its stdout; read back what the tool wrote to it.
+class Terminal {
+ public:
+  Terminal() {
+    master_ = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master_ < 0 || grantpt(master_) != 0 || unlockpt(master_) != 0) return;
+    name_ = ptsname(master_);
+    slave_ = open(name_.c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    fcntl(master_, F_SETFL, O_NONBLOCK);
+  }
+  ~Terminal() {
+    if (slave_ >= 0) close(slave_);
+    if (master_ >= 0) close(master_);
+  }
+  Terminal(const Terminal&) = delete;
+  Terminal& operator=(const Terminal&) = delete;
+
+  [[nodiscard]] bool ok() const { return slave_ >= 0; }
+  [[nodiscard]] int slave() const { return slave_; }
+  [[nodiscard]] const std::string& name() const { return name_; }
+  // Everything written so far, with the terminal's "\r\n" turned back into "\n".
+  std::string drain() {
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(master_, buf, sizeof buf)) > 0;) {
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    std::erase(text, '\r');
+    return text;
+  }
+
+ private:
+  int master_ = -1;
+  int slave_ = -1;
+  std::string name_;
+};
+
+TEST_P(Environment, TermOnlyWhenStdoutIsATerminal) {
+  Terminal terminal;
+  ASSERT_TRUE(terminal.ok());
+  RunResult r =
+      run({"--", "env"}, {.stdout_fd = terminal.slave(), .extra_env = {"TERM=xterm-256color"}});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  std::string out = terminal.drain();
+  EXPECT_NE(out.find("\nTERM="), std::string::npos) << "inside:\n" << out << describe(r);
+  EXPECT_EQ(out.find(kCallerSecretName), std::string::npos) << out;
+}
+
+TEST_P(Environment, CallersTerminalIsNotHandedToTheTool) {
+  // DESIGN: a caller's terminal is never handed to the tool; a pty is relayed instead. The same
+  // terminal is the same device (st_rdev) on the same devpts instance (st_dev).
+  Terminal terminal;
+  ASSERT_TRUE(terminal.ok());
+  struct stat host {};
+  ASSERT_EQ(fstat(terminal.slave(), &host), 0);
+  std::ostringstream caller;
+  caller << host.st_dev << " " << std::hex << major(host.st_rdev) << " " << minor(host.st_rdev);
+  RunResult r = run({"--", "stat", "-L", "-c", "%d %t %T", "/proc/self/fd/1"},
+                    {.stdout_fd = terminal.slave()});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  std::string inside = trim(terminal.drain());
+  EXPECT_FALSE(inside.empty()) << describe(r);
+  EXPECT_NE(inside, caller.str()) << "the tool's stdout is the caller's terminal "
+                                  << terminal.name();
 }
 
 TEST_P(Environment, ValuesAreNotInterpretedByAShell) {
