@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "doctor.hpp"
+#include "logging.hpp"
 #include "policy_command.hpp"
 #include "run_command.hpp"
 
@@ -51,7 +52,9 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  spdlog::set_pattern("jail: %v");
+  // Until the flags are read, jail's messages go to stderr with the default settings; spdlog's
+  // own default logger writes to stdout, which belongs to the tool.
+  jail::runner::setup_logging({});
   try {
     return dispatch(argc, argv);
   } catch (const std::exception& error) {

@@ -17,7 +17,37 @@ namespace {
 
 std::string errno_text(int err) { return fmt::format("{}: {}", strerrorname_np(err), std::strerror(err)); }
 
-void check_mount(const Mount& mount, std::vector<std::string>& problems) {
+// One thing wrong with the Spec: the step and errno a caller can switch on, and the sentence.
+struct Problem {
+  std::string step;
+  int err;
+  std::string text;
+};
+
+class Problems {
+ public:
+  void add(std::string text, const char* step = "spec", int err = EINVAL) {
+    list_.push_back({step, err, std::move(text)});
+  }
+  void push_back(std::string text) { add(std::move(text)); }
+  template <typename... Args>
+  void emplace_back(Args&&... args) {
+    add(std::string(std::forward<Args>(args)...));
+  }
+  [[nodiscard]] bool empty() const { return list_.empty(); }
+  // Every problem in one message, so the user fixes them all in one go; the first one's step
+  // and errno stand for the whole.
+  [[noreturn]] void raise() const {
+    std::string message = list_.front().text;
+    for (std::size_t i = 1; i < list_.size(); ++i) message += "\njail: " + list_[i].text;
+    throw Error(list_.front().step, list_.front().err, message);
+  }
+
+ private:
+  std::vector<Problem> list_;
+};
+
+void check_mount(const Mount& mount, Problems& problems) {
   const std::string where = mount.origin.empty() ? "" : fmt::format(" (from {})", mount.origin);
   const std::string target = normalize_jail_path(mount.target);
   if (target.empty()) {
@@ -39,10 +69,11 @@ void check_mount(const Mount& mount, std::vector<std::string>& problems) {
     problems.push_back(fmt::format("bind source '{}' must be an absolute path{}", mount.source, where));
   } else if (::stat(mount.source.c_str(), &info) != 0) {
     const int err = errno;
-    problems.push_back(fmt::format("cannot bind {} at {}: {}: {}{}", mount.source, mount.target,
-                                   errno_text(err),
-                                   err == ENOENT ? "the source does not exist" : "the source cannot be reached",
-                                   where));
+    problems.add(fmt::format("cannot bind {} at {}: {}: {}{}", mount.source, mount.target,
+                             errno_text(err),
+                             err == ENOENT ? "the source does not exist" : "the source cannot be reached",
+                             where),
+                 "open_bind_source", err);
   }
 }
 
@@ -63,7 +94,7 @@ std::string normalize_jail_path(const std::string& path) {
 }
 
 void check_spec(const Spec& spec) {
-  std::vector<std::string> problems;
+  Problems problems;
   if (spec.argv.empty() || spec.argv.front().empty()) {
     problems.emplace_back("no command to run: put it after '--', e.g. jail -- python3 script.py");
   }
@@ -83,17 +114,14 @@ void check_spec(const Spec& spec) {
     struct stat info {};
     if (::stat(spec.rootfs->c_str(), &info) != 0) {
       const int err = errno;
-      problems.push_back(fmt::format("cannot use --rootfs {}: {}", *spec.rootfs, errno_text(err)));
+      problems.add(fmt::format("cannot use --rootfs {}: {}", *spec.rootfs, errno_text(err)),
+                   "stage_root", err);
     } else if (!S_ISDIR(info.st_mode)) {
       problems.push_back(fmt::format("cannot use --rootfs {}: it is not a directory", *spec.rootfs));
     }
   }
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);
-  if (problems.empty()) return;
-
-  std::string message = problems.front();
-  for (std::size_t i = 1; i < problems.size(); ++i) message += "\njail: " + problems[i];
-  throw Error("spec", EINVAL, message);
+  if (!problems.empty()) problems.raise();
 }
 
 }  // namespace jail
