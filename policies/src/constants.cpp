@@ -243,6 +243,7 @@ const std::vector<NamedConstant> kConstants = {
     C(F_OFD_SETLK),
     C(F_OFD_SETLKW),
     C(FD_CLOEXEC),
+    C(AT_FDCWD),
     C(AT_SYMLINK_NOFOLLOW),
     C(AT_REMOVEDIR),
     C(AT_SYMLINK_FOLLOW),

@@ -88,6 +88,23 @@ std::vector<Token> lex_line(std::string_view line) {
       Token t = lex_number(line, i);
       i += static_cast<std::size_t>(t.length);
       out.push_back(std::move(t));
+    } else if (c == '-' && std::isdigit(static_cast<unsigned char>(next))) {
+      // -N is the 64-bit two's complement, as a C int sign-extends into a register; rules on
+      // 32-bit arguments then compare its low half (AT_FDCWD, -1 for "any").
+      Token t = lex_number(line, i + 1);
+      t.column = static_cast<int>(i) + 1;
+      t.length += 1;
+      if (t.kind == Tok::number) {
+        t.text = "-" + t.text;
+        if (t.number > (std::uint64_t{1} << 63)) {
+          t.kind = Tok::invalid;
+          t.text = "number '" + t.text + "' does not fit in 64 bits";
+        } else {
+          t.number = ~t.number + 1;
+        }
+      }
+      i += static_cast<std::size_t>(t.length);
+      out.push_back(std::move(t));
     } else if (c == '"') {
       std::size_t s = i++;
       while (i < line.size() && line[i] != '"') ++i;

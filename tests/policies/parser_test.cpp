@@ -129,6 +129,21 @@ TEST(Parser, ThirtyTwoBitArgumentsAreNarrowed) {
   EXPECT_EQ(rules[1].condition->mask, ~0ULL);
 }
 
+TEST(Parser, NegativeNumbersAndKeywordLikeSyscallNames) {
+  Policy p = parse_policy(
+      "default allow\nerrno EPERM openat if arg0 == AT_FDCWD\n"
+      "errno EPERM getppid if arg0 == -1\nkill kill if arg1 == SIGKILL\n",
+      "t.policy");
+  auto rules = own_rules(p);
+  ASSERT_EQ(rules.size(), 3u);
+  // openat's dirfd is an int: -100 compares on its low 32 bits.
+  EXPECT_EQ(rules[0].condition->value, 0xffffff9cULL);
+  EXPECT_EQ(rules[0].condition->mask, 0xffffffffULL);
+  EXPECT_EQ(rules[1].condition->value, ~0ULL);
+  EXPECT_EQ(rules[2].syscall, nr("kill"));
+  EXPECT_EQ(rules[2].action.kind, ActionKind::kill);
+}
+
 TEST(Parser, EveryRuleNamesItsSyscalls) {
   Policy p = parse_policy("default kill\nallow read write close\n", "t.policy");
   auto rules = own_rules(p);
@@ -158,6 +173,9 @@ TEST(Parser, SyntaxErrorsPointAtTheToken) {
        "number '99999999999999999999' does not fit in 64 bits"},
       {"allow read if arg0 == 1 arg1", 25, "unexpected 'arg1' after the condition"},
       {"allow read $", 12, "unexpected character '$'"},
+      {"allow read if arg0 == -", 23, "unexpected character '-'"},
+      {"allow read if arg0 == -99999999999999999999", 23,
+       "number '99999999999999999999' does not fit in 64 bits"},
       {"include other.policy", 9, "expected a quoted file or policy name after 'include'"},
       {"include \"x.policy", 9, "unterminated string (missing closing '\"')"},
       {"errno", 6, "'errno' needs a value: a name like EPERM or a number"},
