@@ -54,7 +54,12 @@ ChildEnd run_filtered(const Program& program, const std::function<int(int)>& bod
 }
 
 ChildEnd run_program(const Program& program, const std::vector<std::string>& argv,
-                     const std::string& cwd) {
+                     const std::string& cwd, const std::string& stdin_text) {
+  int in[2];
+  if (pipe2(in, O_CLOEXEC) != 0) std::abort();
+  if (write(in[1], stdin_text.data(), stdin_text.size()) != static_cast<ssize_t>(stdin_text.size()))
+    std::abort();
+  close(in[1]);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -65,14 +70,14 @@ ChildEnd run_program(const Program& program, const std::vector<std::string>& arg
     close(fds[0]);
     dup2(fds[1], 1);
     dup2(fds[1], 2);
-    int devnull = open("/dev/null", O_RDONLY);
-    dup2(devnull, 0);
+    dup2(in[0], 0);
     if (chdir(cwd.c_str()) != 0) _exit(kInstallFailed);
     if (!install(program)) _exit(kInstallFailed);
     execv(args[0], args.data());
     _exit(127);
   }
   close(fds[1]);
+  close(in[0]);
   return finish(pid, fds[0]);
 }
 

@@ -27,9 +27,11 @@ inline constexpr int kInstallFailed = 250;
 [[nodiscard]] ChildEnd run_filtered(const Program& program,
                                     const std::function<int(int out_fd)>& body);
 
-// Runs argv (execve, absolute path) under the filter with stdout+stderr captured, in `cwd`.
+// Runs argv (execve, absolute path) under the filter with stdout+stderr captured, in `cwd`,
+// reading `stdin_text` (at most a pipe's buffer) on stdin.
 [[nodiscard]] ChildEnd run_program(const Program& program, const std::vector<std::string>& argv,
-                                   const std::string& cwd = "/");
+                                   const std::string& cwd = "/",
+                                   const std::string& stdin_text = "");
 
 // The outcome of syscall(nr, args…) in a filtered child: the errno it failed with, 0 when it
 // succeeded, -SIG when a signal ended the child.

@@ -177,6 +177,22 @@ TEST(ShippedDefault, PersonalityCloneIoctlSocketRules) {
   EXPECT_EQ(syscall_outcome(prog, SYS_sysfs, {}), EPERM);
 }
 
+TEST_F(ShippedDefaultTools, MinimalRunsAStaticFilterProgram) {
+  // Built without the filter, run under `minimal`: stdin → stdout, nothing else.
+  std::ofstream(dir_ + "/up.c")
+      << "#include <stdio.h>\n#include <ctype.h>\n"
+         "int main(void) { int c, n = 0;\n"
+         "  while ((c = getchar()) != EOF) { putchar(toupper(c)); ++n; }\n"
+         "  printf(\"%d bytes\\n\", n); return 0; }\n";
+  std::string cmd = "gcc -static -O2 -o " + dir_ + "/up " + dir_ + "/up.c";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  Program prog = compile(load_policy("minimal"), Routing::direct);
+  ChildEnd end = run_program(prog, {dir_ + "/up"}, dir_, "hello\n");
+  EXPECT_TRUE(end.exited) << "signal " << end.signal;
+  EXPECT_EQ(end.code, 0);
+  EXPECT_EQ(end.output, "HELLO\n6 bytes\n");
+}
+
 TEST(ShippedMinimal, StaticStyleFilterWorkAndNothingElse) {
   Program prog = compile(load_policy("minimal"), Routing::direct);
   EXPECT_EQ(syscall_outcome(prog, SYS_getppid, {}), -SIGSYS);
