@@ -30,6 +30,13 @@ TEST_P(Io, StdioPassesThrough) {
   EXPECT_NE(r.err.find("to-err\n"), std::string::npos) << describe(r);
 }
 
+TEST_P(Io, LargeOutputArrivesWhole) {
+  RunResult r = run({"--", "sh", "-c", "head -c 5000000 /dev/zero; head -c 300000 /dev/zero >&2"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.size(), 5000000u) << "exit_code=" << r.exit_code;
+  EXPECT_EQ(r.err.size(), 300000u) << "exit_code=" << r.exit_code;
+}
+
 TEST_P(Io, OnlyStdioReachesTheTool) {
   RunResult r = run(concat({probe_mount(), {"--", probe("list_fds")}}));
   EXPECT_EQ(r.exit_code, 0) << describe(r);
