@@ -11,7 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <array>
+#include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "kernel_harness.hpp"
 #include "policy/evaluate.hpp"
@@ -154,6 +157,55 @@ TEST(Kernel, EveryOperatorAgreesWithTheEvaluator) {
       }
     }
   }
+}
+
+TEST(Kernel, RandomPoliciesAgreeWithTheEvaluatorInTheKernel) {
+  // Random masks, operators and constants over several arguments, nested && / ||; the same
+  // random argument tuples go to the kernel and to evaluate().
+  std::mt19937_64 rng(7);
+  const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
+  auto value = [&]() {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx",
+                  static_cast<unsigned long long>(rng() >> (rng() % 64)));
+    return std::string(buf);
+  };
+  auto compare = [&]() {
+    std::string arg = "arg" + std::to_string(rng() % 4);
+    std::string lhs = rng() % 2 ? "(" + arg + " & " + value() + ")" : arg;
+    return lhs + " " + ops[rng() % 6] + " " + value();
+  };
+  int allowed = 0, denied = 0;
+  for (int round = 0; round < 8; ++round) {
+    std::string text = "default allow\n";
+    for (int r = 0; r < 5; ++r)
+      text += "errno " + std::to_string(r + 1) + " getppid if (" + compare() + " || " + compare() +
+              ") && " + compare() + "\n";
+    Policy p = parse_policy(text, "random.policy");
+    std::vector<std::array<std::uint64_t, 4>> tuples(64);
+    for (auto& t : tuples)
+      for (auto& a : t) a = rng() >> (rng() % 64);
+    ChildEnd end = run_filtered(compile(p, Routing::direct), [&](int out) {
+      for (const auto& t : tuples) {
+        long r = syscall(SYS_getppid, t[0], t[1], t[2], t[3], 0, 0);
+        int result = r == -1 ? errno : 0;
+        if (write(out, &result, sizeof result) != sizeof result) return 3;
+      }
+      return 0;
+    });
+    ASSERT_TRUE(end.exited && end.code == 0);
+    ASSERT_EQ(end.output.size(), tuples.size() * sizeof(int));
+    for (std::size_t i = 0; i < tuples.size(); ++i) {
+      int got = 0;
+      std::memcpy(&got, end.output.data() + i * sizeof(int), sizeof got);
+      std::vector<unsigned long> args(tuples[i].begin(), tuples[i].end());
+      EXPECT_EQ(got, predicted(p, SYS_getppid, args)) << text << "tuple " << i;
+      (got == 0 ? allowed : denied) += 1;
+    }
+  }
+  // The probes exercised both outcomes, so agreement means something.
+  EXPECT_GT(allowed, 50);
+  EXPECT_GT(denied, 50);
 }
 
 TEST(Kernel, HandWrittenExpectationsForSixtyFourBitCompares) {
