@@ -125,6 +125,15 @@ TEST_P(Signals, SigkillOfJailLeavesNoJailedProcess) {
   ASSERT_TRUE(jail->wait_for_stdout(kReady, 20s)) << describe(jail->wait(1s));
   std::this_thread::sleep_for(200ms);  // let the background sleeps exec
   std::vector<HostProcess> jailed = descendants(jail->pid());
+  // Whatever happens below, no process of this test outlives it.
+  struct Reaper {
+    const std::vector<HostProcess>& processes;
+    ~Reaper() {
+      for (const HostProcess& p : processes) {
+        if (still_alive(p)) kill(p.pid, SIGKILL);
+      }
+    }
+  } reaper{jailed};
   // At least the shell and its three sleeps (plus the reaper).
   ASSERT_GE(jailed.size(), 4u) << "could not find the jailed processes from the host";
 
@@ -137,10 +146,7 @@ TEST_P(Signals, SigkillOfJailLeavesNoJailedProcess) {
   }
   std::erase_if(alive, [](const HostProcess& p) { return !still_alive(p); });
   std::string survivors;
-  for (const HostProcess& p : alive) {
-    survivors += " " + std::to_string(p.pid);
-    kill(p.pid, SIGKILL);  // clean up after a failure; these pids were checked just now
-  }
+  for (const HostProcess& p : alive) survivors += " " + std::to_string(p.pid);
   EXPECT_TRUE(alive.empty()) << "still alive 1 s after SIGKILL of jail:" << survivors;
   RunResult r = jail->wait(5s);
   EXPECT_EQ(r.signal, SIGKILL) << describe(r);
