@@ -170,6 +170,23 @@ TEST_F(Includes, CyclesDepthAndMissingFilesAreErrors) {
             "unknown shipped policy 'defualt' (did you mean default?)");
 }
 
+TEST_F(Includes, ErrorsInEveryFileAreReportedTogether) {
+  write("inner.policy", "allow raed\n");
+  std::string top = write("top.policy",
+                          "default errno EPERM\nallow wriet\ninclude \"inner.policy\"\n"
+                          "allow ioctl if arg1 == TCGETZ\n");
+  auto r = try_load_policy(top);
+  ASSERT_FALSE(r.policy);
+  ASSERT_EQ(r.diagnostics.size(), 3u) << format(r.diagnostics);
+  EXPECT_EQ(r.diagnostics[0].where.file, top);
+  EXPECT_EQ(r.diagnostics[0].where.line, 2);
+  EXPECT_EQ(r.diagnostics[1].where.file, top);
+  EXPECT_EQ(r.diagnostics[1].where.line, 4);
+  EXPECT_EQ(r.diagnostics[2].where.file, (dir_ / "inner.policy").string());
+  EXPECT_EQ(r.diagnostics[2].message, "unknown syscall 'raed' (did you mean read?)");
+  EXPECT_EQ(r.diagnostics[2].source_line, "allow raed");
+}
+
 TEST(LoadPolicy, ShippedNamesAndUnknownNames) {
   auto names = shipped_policy_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "default"), names.end());
