@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "policy/compile.hpp"
+#include "policy/diff.hpp"
 #include "policy/policy.hpp"
 #include "policy/tools.hpp"
 
@@ -81,6 +82,19 @@ int bpf(const std::string& file, const std::string& routing) {
   return 0;
 }
 
+// Exit codes as diff(1): 0 the same decisions, 1 different, 2 trouble.
+int diff(const std::string& before_file, const std::string& after_file) {
+  policy::LoadResult before = policy::try_load_policy(before_file);
+  policy::LoadResult after = policy::try_load_policy(after_file);
+  if (!before.policy || !after.policy) {
+    std::cerr << policy::format(before.diagnostics) << policy::format(after.diagnostics);
+    return 2;
+  }
+  policy::PolicyDiff d = policy::diff(*before.policy, *after.policy);
+  std::cout << policy::diff_text(d);
+  return d.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int run_policy_command(int argc, char** argv) {
@@ -106,6 +120,11 @@ int run_policy_command(int argc, char** argv) {
   bpf_cmd->add_option("--routing", routing, "direct (actions in the filter) or notify (supervisor)")
       ->check(CLI::IsMember({"direct", "notify"}));
 
+  std::string diff_before, diff_after;
+  auto* diff_cmd = app.add_subcommand("diff", "which syscalls two policies decide differently");
+  diff_cmd->add_option("BEFORE", diff_before, "policy file or shipped name")->required();
+  diff_cmd->add_option("AFTER", diff_after, "policy file or shipped name")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -115,6 +134,7 @@ int run_policy_command(int argc, char** argv) {
   if (*check_cmd) return check(check_files);
   if (*explain_cmd) return explain(explain_file, explain_syscalls, format);
   if (*bpf_cmd) return bpf(bpf_file, routing);
+  if (*diff_cmd) return diff(diff_before, diff_after);
   return 2;
 }
 

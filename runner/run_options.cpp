@@ -22,6 +22,9 @@ struct RawFlags {
   std::optional<unsigned> uid, gid;
   std::optional<std::string> cwd, rootfs, tmpfs_size, status_file, log_file;
   std::optional<int> status_fd;
+  std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
+  std::optional<std::uint64_t> pids, max_open_files;
+  std::vector<std::string> rlimits;
   bool no_cwd = false, quiet = false;
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text";
@@ -45,6 +48,16 @@ void define_flags(CLI::App& app, RawFlags& f) {
       ->check(CLI::IsMember({"none", "host"}))
       ->capture_default_str();
   app.add_option("--tmpfs-size", f.tmpfs_size, "size of /tmp (default 256M)");
+  app.add_option("--memory", f.memory, "memory of the whole jail, e.g. 512M (swap off)");
+  app.add_option("--pids", f.pids, "processes and threads of the whole jail");
+  app.add_option("--cpus", f.cpus, "CPU bandwidth in cores, e.g. 0.5");
+  app.add_option("--timeout", f.timeout, "wall-clock limit, e.g. 30s (SIGTERM, then SIGKILL)");
+  app.add_option("--kill-grace", f.kill_grace, "time between SIGTERM and SIGKILL (default 2s)");
+  app.add_option("--cpu-time", f.cpu_time, "CPU time per process, e.g. 10s (RLIMIT_CPU)");
+  app.add_option("--max-file-size", f.max_file_size, "largest file the tool may write (RLIMIT_FSIZE)");
+  app.add_option("--max-open-files", f.max_open_files, "open files per process (RLIMIT_NOFILE)");
+  one_each(app.add_option("--rlimit", f.rlimits, "NAME=VALUE or NAME=SOFT:HARD, e.g. nproc=64"));
+  app.add_option("--cgroup-parent", f.cgroup_parent, "create the jail's cgroup under this cgroup path");
   app.add_option("--status-fd", f.status_fd, "write the result as JSON to this fd");
   app.add_option("--status-file", f.status_file, "write the result as JSON to this file");
   app.add_flag("-v,--verbose", f.verbosity, "more of jail's own messages (repeatable)");
@@ -133,6 +146,79 @@ void add_cwd(Spec& spec, const RawFlags& f) {
   spec.cwd = f.cwd ? *f.cwd : (bind_here ? here : "/");
 }
 
+std::uint64_t size_flag(const char* flag, const std::string& text) {
+  const auto size = parse_size(text);
+  if (!size || *size == 0) {
+    throw UsageError(fmt::format("{} '{}': not a size like 64M or 1G", flag, text));
+  }
+  return *size;
+}
+
+std::chrono::milliseconds duration_flag(const char* flag, const std::string& text, bool allow_zero) {
+  const auto duration = parse_duration(text);
+  if (!duration || (!allow_zero && duration->count() == 0)) {
+    throw UsageError(fmt::format("{} '{}': not a duration like 500ms, 30s or 2m", flag, text));
+  }
+  return *duration;
+}
+
+rlim_t rlimit_value(const std::string& flag_text, const std::string& text) {
+  if (text == "unlimited" || text == "infinity") return RLIM_INFINITY;
+  const auto value = parse_size(text);
+  if (!value) throw UsageError(fmt::format("--rlimit '{}': '{}' is not a number", flag_text, text));
+  return *value;
+}
+
+Rlimit parse_rlimit(const std::string& text) {
+  const auto equals = text.find('=');
+  const auto resource = rlimit_resource(text.substr(0, equals));
+  if (equals == std::string::npos || !resource) {
+    throw UsageError(fmt::format(
+        "--rlimit '{}': expected NAME=VALUE with NAME one of as core cpu data fsize locks memlock "
+        "msgqueue nice nofile nproc rss rtprio rttime sigpending stack",
+        text));
+  }
+  const std::string value = text.substr(equals + 1);
+  const auto colon = value.find(':');
+  Rlimit limit{*resource, rlimit_value(text, value.substr(0, colon)), 0};
+  limit.hard = colon == std::string::npos ? limit.soft : rlimit_value(text, value.substr(colon + 1));
+  if (limit.soft > limit.hard) {
+    throw UsageError(fmt::format("--rlimit '{}': the soft limit is above the hard one", text));
+  }
+  return limit;
+}
+
+Limits build_limits(const RawFlags& f) {
+  Limits limits;
+  if (f.memory) limits.memory_bytes = size_flag("--memory", *f.memory);
+  if (f.pids) {
+    if (*f.pids == 0) throw UsageError("--pids 0: the tool itself needs at least one");
+    limits.pids = *f.pids;
+  }
+  if (f.cpus) {
+    char* end = nullptr;
+    const double cpus = std::strtod(f.cpus->c_str(), &end);
+    if (end == f.cpus->c_str() || *end != '\0' || !(cpus > 0) || cpus > 4096) {
+      throw UsageError(fmt::format("--cpus '{}': expected a number of cores like 0.5 or 2", *f.cpus));
+    }
+    limits.cpus = cpus;
+  }
+  if (f.timeout) limits.timeout = duration_flag("--timeout", *f.timeout, false);
+  if (f.kill_grace) limits.kill_grace = duration_flag("--kill-grace", *f.kill_grace, true);
+  if (f.cpu_time) {
+    const auto ms = duration_flag("--cpu-time", *f.cpu_time, false);
+    // RLIMIT_CPU counts whole seconds; round up so the limit is never stricter than asked.
+    limits.cpu_time = std::chrono::ceil<std::chrono::seconds>(ms);
+  }
+  if (f.max_file_size) limits.max_file_size = size_flag("--max-file-size", *f.max_file_size);
+  if (f.max_open_files) {
+    if (*f.max_open_files < 4) throw UsageError("--max-open-files: at least 4 (stdio and one more)");
+    limits.max_open_files = *f.max_open_files;
+  }
+  for (const auto& text : f.rlimits) limits.rlimits.push_back(parse_rlimit(text));
+  return limits;
+}
+
 }  // namespace
 
 RunOptions parse_run_options(const std::vector<std::string>& options,
@@ -189,6 +275,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       spec.mounts.push_back(parse_tmpfs(f.tmpfs.at(next_tmpfs++)));
     }
   }
+  spec.limits = build_limits(f);
+  spec.cgroup_parent = f.cgroup_parent;
   add_cwd(spec, f);
   spec.env = build_env(f);
   spec.forward_signals = true;

@@ -20,6 +20,7 @@
 #include "child/plan.hpp"
 #include "jail/error.hpp"
 #include "process_state.hpp"
+#include "rlimits.hpp"
 #include "root_layout.hpp"
 #include "spec_check.hpp"
 
@@ -73,6 +74,19 @@ void kill_and_reap(int pidfd, pid_t pid) {
   }
 }
 
+// A cgroup for the limits asked for, and for accounting when none were. Without limits, a host
+// where no cgroup can be made (a non-root caller without delegation) still runs the tool.
+cgroup::Group make_cgroup(const Spec& spec) {
+  const cgroup::Limits limits{spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus};
+  try {
+    return cgroup::Group::create(limits, spec.cgroup_parent);
+  } catch (const cgroup::Error& error) {
+    if (limits.any()) throw;
+    spdlog::debug("no cgroup for accounting: {}", error.what());
+    return {};
+  }
+}
+
 }  // namespace
 
 Process launch(const Spec& spec) {
@@ -83,6 +97,7 @@ Process launch(const Spec& spec) {
   add_root_layout(builder, spec, identity);
   builder.set_argv(spec.argv);
   builder.set_envp(spec.env);
+  builder.set_rlimits(rlimits_for(spec.limits));
   child::Plan& plan = builder.finish();
   plan.rootfs_dir = spec.rootfs ? builder.keep(*spec.rootfs) : nullptr;
   plan.root_tmpfs_size = builder.keep(std::to_string(kRootTmpfsBytes));
@@ -106,6 +121,8 @@ Process launch(const Spec& spec) {
                                   plan.path_env != nullptr ? plan.path_env : "",
                                   normalize_jail_path(spec.cwd), spec.rootfs.value_or(""), identity};
   state->forward_signals = spec.forward_signals;
+  state->limits = spec.limits;
+  state->cgroup = make_cgroup(spec);
 
   clone_args args{};
   args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -113,6 +130,11 @@ Process launch(const Spec& spec) {
   int pidfd = -1;
   args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
   args.exit_signal = SIGCHLD;
+  if (state->cgroup.v2_fd() >= 0) {
+    // On v2 the child is born inside its cgroup: no moment outside the limits.
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = static_cast<std::uint64_t>(state->cgroup.v2_fd());
+  }
 
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &args, sizeof args);
@@ -127,6 +149,8 @@ Process launch(const Spec& spec) {
   report.write.reset();
 
   try {
+    // v1: placed while it still waits for the go byte, before it can run anything.
+    state->cgroup.attach(state->pid);
     write_id_maps(state->pid, identity);
   } catch (...) {
     kill_and_reap(state->pidfd.get(), state->pid);

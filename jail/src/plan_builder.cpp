@@ -97,7 +97,13 @@ void PlanBuilder::set_envp(const std::vector<std::string>& env) {
   envp_.push_back(nullptr);
 }
 
+void PlanBuilder::set_rlimits(std::vector<child::RlimitSetting> rlimits) {
+  rlimits_ = std::move(rlimits);
+}
+
 child::Plan& PlanBuilder::finish() {
+  plan_.rlimits = rlimits_.data();
+  plan_.rlimit_count = rlimits_.size();
   plan_.ops = ops_.data();
   plan_.op_count = ops_.size();
   plan_.argv = argv_.data();

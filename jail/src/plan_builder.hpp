@@ -46,6 +46,7 @@ class PlanBuilder {
   const char* keep(std::string text);
   void set_argv(const std::vector<std::string>& argv);
   void set_envp(const std::vector<std::string>& env);
+  void set_rlimits(std::vector<child::RlimitSetting> rlimits);
 
  private:
   child::MountOp& add(child::OpKind kind, const std::string& target, const std::string& source,
@@ -56,6 +57,7 @@ class PlanBuilder {
   std::vector<OpDescription> descriptions_;
   std::vector<char*> argv_;
   std::vector<char*> envp_;
+  std::vector<child::RlimitSetting> rlimits_;
   child::Plan plan_;
 };
 

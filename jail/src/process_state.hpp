@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "cgroup/cgroup.hpp"
 #include "identity.hpp"
 #include "jail/launch.hpp"
 #include "plan_builder.hpp"
@@ -33,6 +34,10 @@ struct Process::State {
   UniqueFd report_read;
   FailureContext context;
   bool forward_signals = false;
+  Limits limits;
+  // Owned for the jail's life: removed (after its usage is read) when the run ends, and by its
+  // destructor on every other path.
+  cgroup::Group cgroup;
   bool waited = false;
   int signal_sent = 0;  // the last signal sent through kill()
   std::chrono::steady_clock::time_point started;

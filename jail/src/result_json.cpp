@@ -15,6 +15,28 @@ nlohmann::ordered_json violation_json(const Violation& violation) {
           {"action", violation.action}};
 }
 
+template <typename T>
+nlohmann::ordered_json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json limits_json(const Limits& limits) {
+  nlohmann::ordered_json rlimits = nlohmann::ordered_json::object();
+  for (const auto& entry : limits.rlimits) {
+    rlimits[std::string(rlimit_name(entry.resource))] = {entry.soft, entry.hard};
+  }
+  return {{"memory_bytes", optional_json(limits.memory_bytes)},
+          {"pids", optional_json(limits.pids)},
+          {"cpus", optional_json(limits.cpus)},
+          {"timeout_ms", limits.timeout ? nlohmann::ordered_json(limits.timeout->count()) : nullptr},
+          {"kill_grace_ms", limits.kill_grace.count()},
+          {"cpu_time_s", limits.cpu_time ? nlohmann::ordered_json(limits.cpu_time->count()) : nullptr},
+          {"max_file_size", optional_json(limits.max_file_size)},
+          {"max_open_files", optional_json(limits.max_open_files)},
+          {"core_dumps", limits.core_dumps},
+          {"rlimits", rlimits}};
+}
+
 }  // namespace
 
 std::string to_json(const Result& result) {
@@ -31,6 +53,9 @@ std::string to_json(const Result& result) {
   json["cpu_user_ms"] = result.cpu_user_ms;
   json["cpu_sys_ms"] = result.cpu_sys_ms;
   json["peak_memory_bytes"] = result.peak_memory_bytes;
+  json["limit_hit"] = result.limit_hit ? nlohmann::ordered_json(to_string(*result.limit_hit))
+                                       : nlohmann::ordered_json(nullptr);
+  json["limits"] = limits_json(result.limits);
   if (result.error) {
     const char* name = strerrorname_np(result.error->errno_value);
     json["error"] = {{"step", result.error->step},

@@ -1,10 +1,12 @@
 #include "setup_failure.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "jail/limits.hpp"
 #include "step.hpp"
 
 namespace jail {
@@ -104,6 +106,17 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
           "should not have",
           failure.step, errno_text(err));
       return failure;
+    case Step::rlimits: {
+      std::string name(rlimit_name(report.detail));
+      std::string upper = name;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      failure.message = fmt::format(
+          "cannot set the tool's {} limit (RLIMIT_{}): {}{}", name, upper, errno_text(err),
+          err == EPERM ? ": it is above the caller's own hard limit, which only the host's root "
+                         "can raise"
+                       : "");
+      return failure;
+    }
     case Step::seccomp:
       failure.message = fmt::format(
           "cannot install the seccomp filter: {}: refusing to run the tool unfiltered",

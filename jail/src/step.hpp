@@ -35,6 +35,7 @@ enum class Step : std::int32_t {
   signal_setup,
   fork_tool,
   setsid,
+  rlimits,
   seccomp,
   exec,
 };

@@ -1,5 +1,5 @@
-// Parent side: the supervisor. One poll loop over the jail init's pidfd, the report pipe and
-// (for the CLI) a signalfd of the signals to forward; then the Result.
+// Parent side: the supervisor. One poll loop over the jail init's pidfd, the report pipe, the
+// wall-clock deadline and (for the CLI) a signalfd of the signals to forward; then the Result.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -8,23 +8,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "child/report.hpp"
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
+#include "outcome.hpp"
 #include "process_state.hpp"
-#include "setup_failure.hpp"
 
 namespace jail {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 constexpr std::array kForwardedSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -50,17 +55,51 @@ void read_reports(int fd, std::vector<child::Report>& reports, bool& open) {
   }
 }
 
-double to_ms(const timeval& time) { return time.tv_sec * 1000.0 + time.tv_usec / 1000.0; }
-
-void fill_from_status(Result& result, int status) {
-  if (WIFEXITED(status)) {
-    result.outcome = Outcome::exited;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.outcome = Outcome::signaled;
-    result.signal = WTERMSIG(status);
-  }
+void send_signal(const Process::State& state, int signal) {
+  ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), signal, nullptr, 0);
 }
+
+// The wall-clock limit: SIGTERM to the tool at the deadline, SIGKILL to the whole jail after the
+// grace. Killing the init ends the pid namespace; the cgroup kill catches anything that is in the
+// jail's cgroup but was never in its namespace.
+class Deadline {
+ public:
+  explicit Deadline(const Process::State& state)
+      : armed_(state.limits.timeout.has_value()),
+        next_(state.started + state.limits.timeout.value_or(std::chrono::milliseconds(0))),
+        grace_(state.limits.kill_grace) {}
+
+  // Milliseconds poll may sleep: -1 for ever.
+  [[nodiscard]] int poll_timeout() const {
+    if (!armed_) return -1;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(next_ - Clock::now()).count();
+    return static_cast<int>(std::clamp<long long>(left, 0, 60'000));
+  }
+
+  void on_tick(Process::State& state) {
+    if (!armed_ || Clock::now() < next_) return;
+    if (!expired_) {
+      expired_ = true;
+      spdlog::info("timeout after {} ms: SIGTERM to the tool, SIGKILL in {} ms",
+                   state.limits.timeout->count(), grace_.count());
+      send_signal(state, SIGTERM);
+      next_ = Clock::now() + grace_;
+    } else {
+      armed_ = false;
+      spdlog::info("the tool outlived the kill grace: SIGKILL to the jail");
+      send_signal(state, SIGKILL);
+      state.cgroup.kill_all();
+    }
+  }
+
+  [[nodiscard]] bool expired() const { return expired_; }
+
+ private:
+  bool armed_;
+  Clock::time_point next_;
+  std::chrono::milliseconds grace_;
+  bool expired_ = false;
+};
 
 }  // namespace
 
@@ -70,7 +109,7 @@ Process& Process::operator=(Process&&) noexcept = default;
 
 Process::~Process() {
   if (state_ && !state_->waited && state_->pidfd.valid()) {
-    ::syscall(SYS_pidfd_send_signal, state_->pidfd.get(), SIGKILL, nullptr, 0);
+    send_signal(*state_, SIGKILL);
     int status = 0;
     while (::waitpid(state_->pid, &status, __WALL) < 0 && errno == EINTR) {
     }
@@ -82,30 +121,31 @@ pid_t Process::pid() const { return state_->pid; }
 void Process::kill(int signal) {
   if (state_->waited) return;
   state_->signal_sent = signal;
-  ::syscall(SYS_pidfd_send_signal, state_->pidfd.get(), signal, nullptr, 0);
+  send_signal(*state_, signal);
 }
 
 Result Process::wait() {
   if (state_->waited) throw Error("wait", EINVAL, "Process::wait called twice");
   State& state = *state_;
   UniqueFd signals = state.forward_signals ? forwarding_signalfd() : UniqueFd();
-  std::vector<child::Report> reports;
+  Deadline deadline(state);
+  RunRecord record;
   bool reports_open = true;
 
   for (bool init_alive = true; init_alive;) {
     std::array<pollfd, 3> fds{{{state.pidfd.get(), POLLIN, 0},
                                {reports_open ? state.report_read.get() : -1, POLLIN, 0},
                                {signals.get(), POLLIN, 0}}};
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
+    if (::poll(fds.data(), fds.size(), deadline.poll_timeout()) < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));
     }
-    if (fds[1].revents != 0) read_reports(state.report_read.get(), reports, reports_open);
+    deadline.on_tick(state);
+    if (fds[1].revents != 0) read_reports(state.report_read.get(), record.reports, reports_open);
     if ((fds[2].revents & POLLIN) != 0) {
       signalfd_siginfo info{};
       while (::read(signals.get(), &info, sizeof info) == sizeof info) {
         spdlog::debug("forwarding signal {} to the tool", info.ssi_signo);
-        ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), info.ssi_signo, nullptr, 0);
+        send_signal(state, static_cast<int>(info.ssi_signo));
       }
     }
     init_alive = fds[0].revents == 0;
@@ -113,50 +153,21 @@ Result Process::wait() {
 
   // The init has exited, and with it every process of the jail; whatever it wrote is in the pipe.
   ::fcntl(state.report_read.get(), F_SETFL, O_NONBLOCK);
-  if (reports_open) read_reports(state.report_read.get(), reports, reports_open);
-
-  int status = 0;
-  rusage usage{};
-  while (::wait4(state.pid, &status, __WALL, &usage) < 0 && errno == EINTR) {
+  if (reports_open) read_reports(state.report_read.get(), record.reports, reports_open);
+  while (::wait4(state.pid, &record.init_status, __WALL, &record.init_usage) < 0 && errno == EINTR) {
   }
   state.waited = true;
-
-  Result result;
-  result.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                             state.started)
-                       .count();
-  // The init reaped the tool, so its children's usage includes the tool's.
-  result.cpu_user_ms = to_ms(usage.ru_utime);
-  result.cpu_sys_ms = to_ms(usage.ru_stime);
-  result.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-
-  const child::Report* setup = nullptr;
-  const child::Report* exec = nullptr;
-  const child::Report* exited = nullptr;
-  for (const auto& report : reports) {
-    if (report.kind == child::ReportKind::setup_failed && setup == nullptr) setup = &report;
-    if (report.kind == child::ReportKind::exec_failed && exec == nullptr) exec = &report;
-    if (report.kind == child::ReportKind::tool_exited) exited = &report;
+  record.wall_ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - state.started).count();
+  record.timed_out = deadline.expired();
+  if (!state.cgroup.empty()) {
+    record.cgroup_usage = state.cgroup.usage();
+    if (!state.cgroup.remove()) {
+      spdlog::error("could not remove the jail's cgroup {}; it is empty and can be removed with rmdir",
+                    fmt::join(state.cgroup.dirs(), " "));
+    }
   }
-  if (setup != nullptr) {
-    result.outcome = Outcome::setup_error;
-    result.error = describe_setup_failure(*setup, state.context);
-  } else if (exec != nullptr) {
-    result.outcome = Outcome::setup_error;
-    result.error = describe_exec_failure(exec->err, state.context);
-  } else if (exited != nullptr) {
-    fill_from_status(result, exited->detail);
-  } else if (WIFSIGNALED(status) && WTERMSIG(status) == state.signal_sent) {
-    // Killed through Process::kill (SIGKILL ends the init before it can report).
-    fill_from_status(result, status);
-  } else {
-    result.outcome = Outcome::internal_error;
-    result.error = SetupFailure{
-        "supervise", 0,
-        fmt::format("the jail's init (host pid {}) ended without a report (wait status {:#x})",
-                    state.pid, status)};
-  }
-  return result;
+  return decide_result(record, state);
 }
 
 }  // namespace jail

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jail/limits.hpp"
+
 namespace jail {
 
 enum class Outcome { exited, signaled, timeout, oom, violation, setup_error, internal_error };
@@ -48,6 +50,8 @@ struct Result {
   double cpu_user_ms = 0;
   double cpu_sys_ms = 0;
   std::uint64_t peak_memory_bytes = 0;
+  std::optional<Limit> limit_hit;  // the limit that ended or shaped the run
+  Limits limits;                   // the limits the run had, echoed back
   std::optional<SetupFailure> error;
 };
 

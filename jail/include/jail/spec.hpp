@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "jail/limits.hpp"
+
 namespace jail {
 
 // Which network the tool sees. `none` is a fresh network namespace holding only `lo`.
@@ -48,6 +50,11 @@ struct Spec {
   std::string cwd = "/";
   std::vector<Mount> mounts;
   std::uint64_t tmp_size_bytes = kDefaultTmpSizeBytes;
+
+  Limits limits;
+  // Where the jail's cgroup is created, as a cgroup path like those in /proc/self/cgroup; unset:
+  // under the caller's own cgroup.
+  std::optional<std::string> cgroup_parent;
 
   // Forward SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 received by this process to the tool
   // while waiting. The caller must have blocked them (the CLI does); a library host usually

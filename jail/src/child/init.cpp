@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -95,6 +96,12 @@ void reset_signals() {
   reset_signals();
   // Its own session: no controlling terminal, so TIOCSTI into the caller's terminal is refused.
   if (::setsid() < 0) fail(plan, Step::setsid, errno);
+  for (std::size_t i = 0; i < plan.rlimit_count; ++i) {
+    const rlimit value{plan.rlimits[i].soft, plan.rlimits[i].hard};
+    if (::setrlimit(static_cast<__rlimit_resource>(plan.rlimits[i].resource), &value) != 0) {
+      fail(plan, Step::rlimits, errno, plan.rlimits[i].resource);
+    }
+  }
   // CLOEXEC rather than close: the report pipe must survive until execve succeeds.
   if (::syscall(SYS_close_range, 3, UINT_MAX, CLOSE_RANGE_CLOEXEC) != 0) {
     fail(plan, Step::close_inherited_fds, errno);

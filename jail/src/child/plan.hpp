@@ -3,6 +3,7 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -34,6 +35,12 @@ struct MountOp {
   int source_fd = -1;               // filled in by the child
 };
 
+struct RlimitSetting {
+  int resource;
+  rlim_t soft;
+  rlim_t hard;
+};
+
 struct Plan {
   MountOp* ops = nullptr;
   std::size_t op_count = 0;
@@ -51,6 +58,9 @@ struct Plan {
   gid_t gid = 0;
   bool may_setgroups = false;  // only when the parent could leave /proc/PID/setgroups at "allow"
   int cap_last_cap = 40;
+
+  const RlimitSetting* rlimits = nullptr;  // set in the tool right before execve
+  std::size_t rlimit_count = 0;
 
   const sock_fprog* seccomp_program = nullptr;  // installed in the tool right before execve
 

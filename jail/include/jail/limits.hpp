@@ -1,0 +1,51 @@
+// jail::Limits — what a jailed tool may use. Nothing is limited unless asked for (no hidden
+// time limit, no file-size cap, no address-space cap that breaks JITs); core dumps are off.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace jail {
+
+// Any setrlimit resource, for the limits without a flag of their own (--rlimit NAME=VALUE).
+struct Rlimit {
+  int resource = 0;  // RLIMIT_*
+  rlim_t soft = 0;
+  rlim_t hard = 0;
+};
+
+struct Limits {
+  // Enforced by the jail's cgroup.
+  std::optional<std::uint64_t> memory_bytes;  // RAM of the whole jail; swap off
+  std::optional<std::uint64_t> pids;          // processes and threads of the whole jail
+  std::optional<double> cpus;                 // CPU bandwidth in cores (0.5 = half a core)
+
+  // Enforced by the supervisor: SIGTERM to the tool, SIGKILL to everything after the grace.
+  std::optional<std::chrono::milliseconds> timeout;
+  std::chrono::milliseconds kill_grace{2000};
+
+  // Enforced by the kernel per process (rlimits, set in the tool right before execve).
+  std::optional<std::chrono::seconds> cpu_time;  // RLIMIT_CPU
+  std::optional<std::uint64_t> max_file_size;    // RLIMIT_FSIZE: EFBIG (or SIGXFSZ) beyond
+  std::optional<std::uint64_t> max_open_files;   // RLIMIT_NOFILE
+  std::vector<Rlimit> rlimits;
+  bool core_dumps = false;  // RLIMIT_CORE 0 unless true
+
+  [[nodiscard]] bool needs_cgroup() const { return memory_bytes || pids || cpus; }
+};
+
+// Which limit ended (or shaped) the run.
+enum class Limit { memory, pids, wall_time, cpu_time, file_size };
+
+[[nodiscard]] std::string_view to_string(Limit);
+
+// "cpu" → RLIMIT_CPU, "nofile" → RLIMIT_NOFILE, …; nullopt for an unknown name.
+[[nodiscard]] std::optional<int> rlimit_resource(std::string_view name);
+[[nodiscard]] std::string_view rlimit_name(int resource);
+
+}  // namespace jail

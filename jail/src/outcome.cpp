@@ -1,0 +1,114 @@
+#include "outcome.hpp"
+
+#include <sys/wait.h>
+
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "setup_failure.hpp"
+
+namespace jail {
+namespace {
+
+double to_ms(const timeval& time) { return time.tv_sec * 1000.0 + time.tv_usec / 1000.0; }
+
+void fill_from_status(Result& result, int status) {
+  if (WIFEXITED(status)) {
+    result.outcome = Outcome::exited;
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.outcome = Outcome::signaled;
+    result.signal = WTERMSIG(status);
+  }
+}
+
+void fill_usage(Result& result, const RunRecord& record) {
+  result.wall_ms = record.wall_ms;
+  result.cpu_user_ms = to_ms(record.init_usage.ru_utime);
+  result.cpu_sys_ms = to_ms(record.init_usage.ru_stime);
+  result.peak_memory_bytes = static_cast<std::uint64_t>(record.init_usage.ru_maxrss) * 1024;
+  if (!record.cgroup_usage) return;
+  // The cgroup counts every process of the jail, not only those the init reaped in time.
+  const cgroup::Usage& usage = *record.cgroup_usage;
+  if (usage.cpu_user_ms) result.cpu_user_ms = static_cast<double>(*usage.cpu_user_ms);
+  if (usage.cpu_sys_ms) result.cpu_sys_ms = static_cast<double>(*usage.cpu_sys_ms);
+  if (usage.peak_memory_bytes) result.peak_memory_bytes = *usage.peak_memory_bytes;
+}
+
+// Names the limit behind what happened; a limit that fired turns the outcome into its own kind
+// (timeout, oom) so a caller never confuses it with a crash or an outside kill.
+void apply_limits(Result& result, const RunRecord& record, const Limits& limits) {
+  const bool killed = result.outcome == Outcome::signaled;
+  const cgroup::Usage usage = record.cgroup_usage.value_or(cgroup::Usage{});
+  if (record.timed_out) {
+    result.outcome = Outcome::timeout;
+    result.limit_hit = Limit::wall_time;
+    return;
+  }
+  if (usage.oom_killed && (killed || result.outcome == Outcome::internal_error)) {
+    result.outcome = Outcome::oom;
+    result.limit_hit = Limit::memory;
+    return;
+  }
+  if (killed && limits.cpu_time &&
+      (result.signal == SIGXCPU ||
+       (result.signal == SIGKILL &&
+        result.cpu_user_ms + result.cpu_sys_ms >= 1000.0 * static_cast<double>(limits.cpu_time->count())))) {
+    result.outcome = Outcome::timeout;
+    result.limit_hit = Limit::cpu_time;
+    return;
+  }
+  if (killed && result.signal == SIGXFSZ && limits.max_file_size) {
+    result.limit_hit = Limit::file_size;
+  } else if (usage.oom_killed) {
+    result.limit_hit = Limit::memory;  // a process of the jail was killed, the tool went on
+  } else if (usage.pids_limit_hit) {
+    result.limit_hit = Limit::pids;
+  }
+}
+
+}  // namespace
+
+Result decide_result(const RunRecord& record, const Process::State& state) {
+  Result result;
+  result.limits = state.limits;
+  fill_usage(result, record);
+
+  const child::Report* setup = nullptr;
+  const child::Report* exec = nullptr;
+  const child::Report* exited = nullptr;
+  for (const auto& report : record.reports) {
+    if (report.kind == child::ReportKind::setup_failed && setup == nullptr) setup = &report;
+    if (report.kind == child::ReportKind::exec_failed && exec == nullptr) exec = &report;
+    if (report.kind == child::ReportKind::tool_exited) exited = &report;
+  }
+  if (setup != nullptr) {
+    result.outcome = Outcome::setup_error;
+    result.error = describe_setup_failure(*setup, state.context);
+    return result;
+  }
+  if (exec != nullptr) {
+    result.outcome = Outcome::setup_error;
+    result.error = describe_exec_failure(exec->err, state.context);
+    return result;
+  }
+  if (exited != nullptr) {
+    fill_from_status(result, exited->detail);
+  } else if (WIFSIGNALED(record.init_status) &&
+             (record.timed_out || WTERMSIG(record.init_status) == state.signal_sent)) {
+    // The init itself was killed on purpose (Process::kill, or the timeout's SIGKILL).
+    fill_from_status(result, record.init_status);
+  } else {
+    result.outcome = Outcome::internal_error;
+    result.error = SetupFailure{
+        "supervise", 0,
+        fmt::format("the jail's init (host pid {}) ended without a report (wait status {:#x})",
+                    state.pid, record.init_status)};
+  }
+  apply_limits(result, record, state.limits);
+  if (result.outcome == Outcome::oom) result.error.reset();
+  return result;
+}
+
+}  // namespace jail

@@ -1,0 +1,27 @@
+// Parent side: what happened, decided once from everything the supervisor collected.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <optional>
+#include <vector>
+
+#include "cgroup/cgroup.hpp"
+#include "child/report.hpp"
+#include "jail/result.hpp"
+#include "process_state.hpp"
+
+namespace jail {
+
+struct RunRecord {
+  std::vector<child::Report> reports;
+  int init_status = 0;  // wait status of the jail's init
+  rusage init_usage{};  // includes the tool's, which the init reaped
+  std::optional<cgroup::Usage> cgroup_usage;
+  bool timed_out = false;
+  double wall_ms = 0;
+};
+
+[[nodiscard]] Result decide_result(const RunRecord& record, const Process::State& state);
+
+}  // namespace jail

@@ -1,0 +1,29 @@
+#include "rlimits.hpp"
+
+#include <algorithm>
+
+namespace jail {
+namespace {
+
+void set(std::vector<child::RlimitSetting>& list, int resource, rlim_t soft, rlim_t hard) {
+  std::erase_if(list, [&](const child::RlimitSetting& entry) { return entry.resource == resource; });
+  list.push_back({resource, soft, hard});
+}
+
+}  // namespace
+
+std::vector<child::RlimitSetting> rlimits_for(const Limits& limits) {
+  std::vector<child::RlimitSetting> list;
+  if (!limits.core_dumps) set(list, RLIMIT_CORE, 0, 0);
+  if (limits.cpu_time) {
+    // SIGXCPU at the limit (catchable, so a tool can report), SIGKILL a second later.
+    const auto seconds = static_cast<rlim_t>(limits.cpu_time->count());
+    set(list, RLIMIT_CPU, seconds, seconds + 1);
+  }
+  if (limits.max_file_size) set(list, RLIMIT_FSIZE, *limits.max_file_size, *limits.max_file_size);
+  if (limits.max_open_files) set(list, RLIMIT_NOFILE, *limits.max_open_files, *limits.max_open_files);
+  for (const Rlimit& entry : limits.rlimits) set(list, entry.resource, entry.soft, entry.hard);
+  return list;
+}
+
+}  // namespace jail
