@@ -35,8 +35,8 @@ void Assembler::jump_always(Label target) {
 }
 
 std::vector<sock_filter> Assembler::finish() const {
-  // Work on copies: trampolines are inserted as instructions carrying a target position, and
-  // positions shift on every insertion, so targets are kept as indices into `items`, fixed up.
+  // Work on copies: inserting trampolines shifts positions, so labels stay symbolic (an index
+  // into `bound`) until the very end, and `bound` is fixed up on every insertion.
   std::vector<Item> items = items_;
   std::vector<std::size_t> bound = bound_;
   for (std::size_t b : bound)
@@ -61,10 +61,10 @@ std::vector<sock_filter> Assembler::finish() const {
       for (Label target : {far_t ? it.jt : -1, far_f ? it.jf : -1}) {
         if (target < 0) continue;
         // A jump to a `ret` is replaced by the `ret` itself: same size, one step less.
-        const Item& dest = items[bound[static_cast<std::size_t>(target)]];
-        if (BPF_CLASS(dest.insn.code) == BPF_RET) {
+        std::size_t at = bound[static_cast<std::size_t>(target)];
+        if (at < items.size() && BPF_CLASS(items[at].insn.code) == BPF_RET) {
           Item ret;
-          ret.insn = dest.insn;
+          ret.insn = items[at].insn;
           tramp.push_back(ret);
           continue;
         }
