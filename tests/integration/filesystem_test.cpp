@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -104,6 +105,14 @@ TEST_P(Filesystem, CwdIsBoundReadOnlyAtItsOwnPath) {
   EXPECT_EQ(read_file(cwd_ / "input.txt").value_or(""), "from the host\n");
 }
 
+TEST_P(Filesystem, CwdWithSpacesAndColons) {
+  std::string odd = cwd_ / "a dir: with spaces";
+  std::filesystem::create_directory(odd);
+  RunResult r = run({"--", "pwd"}, {.cwd = odd});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, odd + "\n") << describe(r);
+}
+
 TEST_P(Filesystem, CwdFlag) {
   TempDir other;
   write_file(other / "marker", "other\n");
@@ -155,9 +164,10 @@ TEST_P(Filesystem, MinimalDev) {
 TEST_P(Filesystem, DevNodesWork) {
   RunResult r = run({"--", "sh", "-c",
                      "echo x > /dev/null && head -c 4 /dev/zero | od -An -tx1 | tr -d ' ' &&"
-                     " head -c 16 /dev/urandom | wc -c && echo y > /dev/shm/f && cat /dev/shm/f"});
+                     " head -c 16 /dev/urandom | wc -c && echo y > /dev/shm/f && cat /dev/shm/f &&"
+                     " stat -f -c %T /dev/shm"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(r.out, "00000000\n16\ny\n") << describe(r);
+  EXPECT_EQ(r.out, "00000000\n16\ny\ntmpfs\n") << describe(r);
 }
 
 TEST_P(Filesystem, ProcIsFreshAndNoExec) {

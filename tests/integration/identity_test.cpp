@@ -84,6 +84,17 @@ TEST_P(Identity, FilesCreatedThroughABindBelongToTheUnprivilegedHostUid) {
   EXPECT_EQ(st.st_gid, kNobodyGid);
 }
 
+TEST_P(Identity, NoSupplementaryGroups) {
+  // Root's groups (or any of the caller's) do not follow the tool in.
+  RunResult r = run({"--", "sh", "-c", "id -G; grep '^Groups:' /proc/self/status"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::vector<std::string> lines = split_lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << describe(r);
+  EXPECT_EQ(lines[0], std::to_string(inside_gid())) << describe(r);
+  std::string groups = trim(lines[1].substr(lines[1].find(':') + 1));
+  EXPECT_TRUE(groups.empty() || groups == std::to_string(inside_gid())) << describe(r);
+}
+
 TEST_P(Identity, UidZeroInsideIsStillUnprivilegedOutside) {
   TempDir out;
   RunResult r = run({"--uid", "0", "--gid", "0", "--bind", out.path() + ":/out", "--", "sh", "-c",

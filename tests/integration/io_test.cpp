@@ -49,13 +49,20 @@ TEST_P(Io, CallerFdWithoutCloexecIsNotVisible) {
   // In jail, /dev/null is fd 42 and will survive exec into jail itself.
   RunResult r =
       run(concat({probe_mount(), {"--", probe("list_fds")}}), {.extra_fd = ExtraFd{fd, 42}});
-  close(fd);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "0 1 2\n") << describe(r);
 
+  // The same at the first free number, where a leaked descriptor usually lands.
+  RunResult low =
+      run(concat({probe_mount(), {"--", probe("list_fds")}}), {.extra_fd = ExtraFd{fd, 3}});
+  EXPECT_EQ(low.exit_code, 0) << describe(low);
+  EXPECT_EQ(low.out, "0 1 2\n") << describe(low);
+
   RunResult shell = run({"--", "sh", "-c", "test -e /proc/self/fd/42 && echo fd-42-visible; :"},
                         {.extra_fd = ExtraFd{fd, 42}});
+  EXPECT_EQ(shell.exit_code, 0) << describe(shell);
   EXPECT_EQ(shell.out, "") << describe(shell);
+  close(fd);
 }
 
 TEST_P(Io, QuietRunHasOnlyTheToolsOutput) {

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <optional>
 
 #include "run_jail.hpp"
@@ -33,6 +36,14 @@ TEST_P(Isolation, ProcShowsOnlyTheJailsProcesses) {
   EXPECT_GE(pids.size(), 2u) << describe(r);
   EXPECT_LE(pids.size(), 3u) << describe(r);
   EXPECT_TRUE(std::all_of(pids.begin(), pids.end(), [](long p) { return p < 10; })) << describe(r);
+}
+
+TEST_P(Isolation, TwoJailsDoNotSeeEachOther) {
+  auto first = start({"--", "sh", "-c", "echo started; exec sleep 30"});
+  ASSERT_TRUE(first->wait_for_stdout("started", 20s));
+  RunResult r = run({"--", "ls", "-1", "/proc"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_LE(numeric(split_lines(r.out)).size(), 3u) << describe(r);
 }
 
 TEST_P(Isolation, PsShowsOnlyTheJailsProcesses) {
@@ -82,6 +93,36 @@ TEST_P(Isolation, NoRouteOut) {
                      "    print('unreachable')\n"});
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "unreachable\n") << describe(r);
+}
+
+TEST_P(Isolation, HostAbstractSocketsUnreachable) {
+  // Abstract unix sockets belong to the network namespace: a host listener is not reachable.
+  int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  std::string name = "jail-itest-" + std::to_string(getpid());
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::copy(name.begin(), name.end(), addr.sun_path + 1);  // sun_path[0] == 0: abstract
+  auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  std::string script =
+      "import socket\n"
+      "s = socket.socket(socket.AF_UNIX)\n"
+      "try:\n"
+      "    s.connect('\\0" +
+      name +
+      "')\n"
+      "    print('reached')\n"
+      "except OSError:\n"
+      "    print('unreachable')\n";
+  RunResult r = run({"--", "python3", "-c", script});
+  RunResult shared = run({"--net", "host", "--", "python3", "-c", script});
+  close(listener);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "unreachable\n") << describe(r);
+  // The same probe does reach it when the host network is shared on purpose.
+  EXPECT_EQ(shared.out, "reached\n") << describe(shared);
 }
 
 TEST_P(Isolation, NetHostSharesTheHostsInterfaces) {
