@@ -52,7 +52,9 @@ void write_status(const RunOptions& run, const Result& result) {
 void block_forwarded_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&set, sig);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH}) {
+    sigaddset(&set, sig);
+  }
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   // A closed status pipe must show up as a write error, not kill jail before it reports.
   ::signal(SIGPIPE, SIG_IGN);

@@ -27,7 +27,7 @@ struct RawFlags {
   std::vector<std::string> rlimits;
   bool no_cwd = false, quiet = false;
   int verbosity = 0;
-  std::string hostname = "jail", net = "none", log_format = "text";
+  std::string hostname = "jail", net = "none", log_format = "text", policy = "default", tty = "auto";
   std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env;
 };
 
@@ -46,6 +46,12 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--hostname", f.hostname, "hostname inside the jail")->capture_default_str();
   app.add_option("--net", f.net, "network: none (only lo) or host")
       ->check(CLI::IsMember({"none", "host"}))
+      ->capture_default_str();
+  app.add_option("--policy", f.policy,
+                 "seccomp policy: a shipped name (default, python, minimal), a .policy file, or none")
+      ->capture_default_str();
+  app.add_option("--tty", f.tty, "auto: relay a pty when stdio is a terminal; always; never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_option("--tmpfs-size", f.tmpfs_size, "size of /tmp (default 256M)");
   app.add_option("--memory", f.memory, "memory of the whole jail, e.g. 512M (swap off)");
@@ -276,6 +282,15 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
     }
   }
   spec.limits = build_limits(f);
+  spec.policy = f.policy;
+  // A caller's terminal is never handed to the tool: with one on stdio, the tool gets a pty.
+  const bool terminal = ::isatty(STDIN_FILENO) || ::isatty(STDOUT_FILENO) || ::isatty(STDERR_FILENO);
+  if (f.tty == "always" || (f.tty == "auto" && terminal)) {
+    spec.stdio = Stdio::pty;
+  } else if (f.tty == "never" && terminal) {
+    spdlog::warn("--tty never with a terminal on stdio: the tool gets it in its own session, "
+                 "so it cannot inject input (TIOCSTI), but it can still write to it directly");
+  }
   spec.cgroup_parent = f.cgroup_parent;
   add_cwd(spec, f);
   spec.env = build_env(f);

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "process_state.hpp"
 #include "rlimits.hpp"
 #include "root_layout.hpp"
+#include "seccomp/prepare.hpp"
 #include "spec_check.hpp"
 
 namespace jail {
@@ -53,6 +55,43 @@ Pipe make_pipe() {
     throw Error("pipe", err, fmt::format("cannot create the handshake pipe: {}", std::strerror(err)));
   }
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+// One record per message, never torn, and able to carry the pty master and seccomp listener.
+Pipe make_report_socket() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+    const int err = errno;
+    throw Error("pipe", err, fmt::format("cannot create the report socket: {}", std::strerror(err)));
+  }
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+struct PtyPlan {
+  bool enabled = false;
+  unsigned fds = 0;  // which of the tool's 0/1/2 get the slave
+  int input = -1;    // the caller's fd relayed into the pty
+  int output = STDOUT_FILENO;
+};
+
+// The tool gets the pty on the stdio fds that are terminals here (a redirected stdout stays a
+// file, written directly); if none is a terminal, on all three, relayed to stdin and stdout.
+PtyPlan plan_pty(const Spec& spec) {
+  PtyPlan plan;
+  if (spec.stdio != Stdio::pty) return plan;
+  plan.enabled = true;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::isatty(fd)) plan.fds |= 1u << fd;
+  }
+  if (plan.fds == 0) plan.fds = 0b111;
+  if ((plan.fds & 1u) != 0) plan.input = STDIN_FILENO;
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO}) {
+    if ((plan.fds & (1u << fd)) != 0) {
+      plan.output = fd;
+      break;
+    }
+  }
+  return plan;
 }
 
 std::string clone_failure_message(int err) {
@@ -111,8 +150,15 @@ Process launch(const Spec& spec) {
   plan.may_setgroups = !identity.deny_setgroups;
   plan.cap_last_cap = read_cap_last_cap();
 
+  // Loaded and compiled before clone; the child gets a copy of the program with its memory.
+  const std::unique_ptr<PreparedPolicy> policy = prepare_policy(spec.policy);
+  plan.seccomp_program = policy ? &policy->fprog : nullptr;
+  const PtyPlan pty = plan_pty(spec);
+  plan.pty = pty.enabled;
+  plan.pty_fds = pty.fds;
+
   Pipe go = make_pipe();
-  Pipe report = make_pipe();
+  Pipe report = make_report_socket();
   plan.go_fd = go.read.get();
   plan.report_fd = report.write.get();
 
@@ -121,6 +167,10 @@ Process launch(const Spec& spec) {
                                   plan.path_env != nullptr ? plan.path_env : "",
                                   normalize_jail_path(spec.cwd), spec.rootfs.value_or(""), identity};
   state->forward_signals = spec.forward_signals;
+  state->policy = policy ? policy->policy : nullptr;
+  state->pty = pty.enabled;
+  state->pty_input = pty.input;
+  state->pty_output = pty.output;
   state->limits = spec.limits;
   state->cgroup = make_cgroup(spec);
 
@@ -166,7 +216,7 @@ Process launch(const Spec& spec) {
   spdlog::debug("jail init is host pid {}; tool runs as {}:{} inside ({}:{} on the host)",
                 state->pid, identity.uid, identity.gid, identity.host_uid, identity.host_gid);
   state->go_write = std::move(go.write);
-  state->report_read = std::move(report.read);
+  state->reports = ReportChannel(std::move(report.read));
   return Process(std::move(state));
 }
 

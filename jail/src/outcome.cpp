@@ -73,6 +73,7 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits)
 Result decide_result(const RunRecord& record, const Process::State& state) {
   Result result;
   result.limits = state.limits;
+  result.denials = record.denials;
   fill_usage(result, record);
 
   const child::Report* setup = nullptr;
@@ -105,6 +106,13 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
         "supervise", 0,
         fmt::format("the jail's init (host pid {}) ended without a report (wait status {:#x})",
                     state.pid, record.init_status)};
+  }
+  if (record.violation) {
+    // The supervisor ended the jail for this call: that, not the SIGKILL, is what happened.
+    result.outcome = Outcome::violation;
+    result.violation = record.violation;
+    result.error.reset();
+    return result;
   }
   apply_limits(result, record, state.limits);
   if (result.outcome == Outcome::oom) result.error.reset();

@@ -65,6 +65,12 @@ void PlanBuilder::proc(const std::string& target) {
   op.allow_exec = false;
 }
 
+void PlanBuilder::devpts(const std::string& target) {
+  child::MountOp& op = add(child::OpKind::devpts, target, "devpts", "the jail's pty");
+  op.read_only = false;
+  op.allow_exec = false;
+}
+
 void PlanBuilder::mkdir(const std::string& target) {
   add(child::OpKind::mkdir, target, "", "the jail's root");
 }

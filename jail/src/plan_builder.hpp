@@ -33,6 +33,7 @@ class PlanBuilder {
   void tmpfs(const std::string& target, std::uint64_t size_bytes, unsigned mode, bool read_only,
              bool allow_exec, const std::string& origin);
   void proc(const std::string& target);
+  void devpts(const std::string& target);
   void mkdir(const std::string& target);
   void symlink(const std::string& target, const std::string& link_text);
   void file(const std::string& target, std::string contents);

@@ -12,6 +12,8 @@
 #include "identity.hpp"
 #include "jail/launch.hpp"
 #include "plan_builder.hpp"
+#include "policy/policy.hpp"
+#include "report_channel.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -31,7 +33,13 @@ struct Process::State {
   pid_t pid = -1;
   // Kept open for the jail's whole life: the jail's init sees EOF on it when this process dies.
   UniqueFd go_write;
-  UniqueFd report_read;
+  ReportChannel reports;
+  // For answering the tool's seccomp notifications; null with --policy none.
+  std::shared_ptr<const policy::Policy> policy;
+  // With a pty: the caller's fds the relay reads from (-1: none) and writes to.
+  bool pty = false;
+  int pty_input = -1;
+  int pty_output = -1;
   FailureContext context;
   bool forward_signals = false;
   Limits limits;

@@ -71,7 +71,7 @@ void add_host_minimal(PlanBuilder& builder, const Spec& spec, const Identity& id
                                          spec.hostname));
 }
 
-void add_dev(PlanBuilder& builder) {
+void add_dev(PlanBuilder& builder, const Spec& spec) {
   // Sealed read-only once populated; the nodes are binds of the host's, the only way to get
   // device nodes inside a user namespace.
   builder.tmpfs("/dev", kDevBytes, 0755, true, false, "the jail's /dev");
@@ -81,6 +81,10 @@ void add_dev(PlanBuilder& builder) {
   builder.symlink("/dev/stdout", "/proc/self/fd/1");
   builder.symlink("/dev/stderr", "/proc/self/fd/2");
   builder.tmpfs("/dev/shm", kDevShmBytes, 01777, false, false, "the jail's /dev/shm");
+  if (spec.stdio == Stdio::pty) {
+    builder.devpts("/dev/pts");
+    builder.symlink("/dev/ptmx", "pts/ptmx");
+  }
 }
 
 }  // namespace
@@ -88,7 +92,7 @@ void add_dev(PlanBuilder& builder) {
 void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& identity) {
   if (!spec.rootfs) add_host_minimal(builder, spec, identity);
   builder.proc("/proc");
-  add_dev(builder);
+  add_dev(builder, spec);
   builder.tmpfs("/tmp", spec.tmp_size_bytes, 01777, false, true, "the jail's /tmp");
   for (const Mount& mount : spec.mounts) {
     switch (mount.kind) {

@@ -31,6 +31,8 @@ std::string_view step_name(Step step) {
     case Step::signal_setup: return "signal_setup";
     case Step::fork_tool: return "fork_tool";
     case Step::setsid: return "setsid";
+    case Step::terminal: return "terminal";
+    case Step::seccomp_listener: return "seccomp_listener";
     case Step::rlimits: return "rlimits";
     case Step::seccomp: return "seccomp";
     case Step::exec: return "exec";

@@ -35,6 +35,8 @@ enum class Step : std::int32_t {
   signal_setup,
   fork_tool,
   setsid,
+  terminal,
+  seccomp_listener,
   rlimits,
   seccomp,
   exec,

@@ -1,5 +1,6 @@
-// Parent side: the supervisor. One poll loop over the jail init's pidfd, the report pipe, the
-// wall-clock deadline and (for the CLI) a signalfd of the signals to forward; then the Result.
+// Parent side: the supervisor. One poll loop over the jail init's pidfd, the report socket, the
+// tool's seccomp listener, the pty relay, the wall-clock deadline and (for the CLI) a signalfd of
+// the signals to forward; then the Result.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -25,6 +26,8 @@
 #include "jail/launch.hpp"
 #include "outcome.hpp"
 #include "process_state.hpp"
+#include "seccomp/denials.hpp"
+#include "terminal_relay.hpp"
 
 namespace jail {
 namespace {
@@ -33,26 +36,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::array kForwardedSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
-UniqueFd forwarding_signalfd() {
+UniqueFd forwarding_signalfd(bool pty) {
   sigset_t set;
   sigemptyset(&set);
   for (const int sig : kForwardedSignals) sigaddset(&set, sig);
+  // The caller's window changes reach the tool through the pty, not as a forwarded signal.
+  if (pty) sigaddset(&set, SIGWINCH);
   return UniqueFd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-}
-
-// Reads whole records; the pipe is non-blocking once the init has exited.
-void read_reports(int fd, std::vector<child::Report>& reports, bool& open) {
-  child::Report report{};
-  for (;;) {
-    const ssize_t n = ::read(fd, &report, sizeof report);
-    if (n == static_cast<ssize_t>(sizeof report)) {
-      reports.push_back(report);
-      continue;
-    }
-    if (n == 0) open = false;
-    if (n < 0 && errno == EINTR) continue;
-    return;  // EAGAIN, EOF, or a torn record (impossible below PIPE_BUF)
-  }
 }
 
 void send_signal(const Process::State& state, int signal) {
@@ -127,23 +117,43 @@ void Process::kill(int signal) {
 Result Process::wait() {
   if (state_->waited) throw Error("wait", EINVAL, "Process::wait called twice");
   State& state = *state_;
-  UniqueFd signals = state.forward_signals ? forwarding_signalfd() : UniqueFd();
+  UniqueFd signals = state.forward_signals ? forwarding_signalfd(state.pty) : UniqueFd();
   Deadline deadline(state);
   RunRecord record;
-  bool reports_open = true;
+  std::unique_ptr<DenialHandler> denials;
+  std::unique_ptr<TerminalRelay> relay;
 
   for (bool init_alive = true; init_alive;) {
-    std::array<pollfd, 3> fds{{{state.pidfd.get(), POLLIN, 0},
-                               {reports_open ? state.report_read.get() : -1, POLLIN, 0},
-                               {signals.get(), POLLIN, 0}}};
+    // Slots: 0 init, 1 reports, 2 signals, 3 seccomp listener, 4 pty master, 5 caller input.
+    std::array<pollfd, 6> fds{{{state.pidfd.get(), POLLIN, 0},
+                               {state.reports.fd(), POLLIN, 0},
+                               {signals.get(), POLLIN, 0},
+                               {denials ? denials->fd() : -1, POLLIN, 0},
+                               {relay ? relay->master() : -1, POLLIN, 0},
+                               {relay ? relay->input() : -1, POLLIN, 0}}};
     if (::poll(fds.data(), fds.size(), deadline.poll_timeout()) < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));
     }
     deadline.on_tick(state);
-    if (fds[1].revents != 0) read_reports(state.report_read.get(), record.reports, reports_open);
+    if (fds[1].revents != 0) {
+      state.reports.drain();
+      if (UniqueFd listener = state.reports.take(child::ReportKind::seccomp_listener); listener.valid()) {
+        denials = std::make_unique<DenialHandler>(std::move(listener), state.policy);
+      }
+      if (UniqueFd master = state.reports.take(child::ReportKind::terminal); master.valid()) {
+        relay = std::make_unique<TerminalRelay>(std::move(master), state.pty_input, state.pty_output);
+      }
+    }
+    if ((fds[3].revents & POLLIN) != 0) (void)denials->handle_one(state.pidfd.get());
+    if (fds[4].revents != 0) relay->on_master_readable();
+    if (fds[5].revents != 0) relay->on_input_readable();
     if ((fds[2].revents & POLLIN) != 0) {
       signalfd_siginfo info{};
       while (::read(signals.get(), &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo == SIGWINCH) {
+          if (relay) relay->copy_window_size();
+          continue;
+        }
         spdlog::debug("forwarding signal {} to the tool", info.ssi_signo);
         send_signal(state, static_cast<int>(info.ssi_signo));
       }
@@ -151,15 +161,21 @@ Result Process::wait() {
     init_alive = fds[0].revents == 0;
   }
 
-  // The init has exited, and with it every process of the jail; whatever it wrote is in the pipe.
-  ::fcntl(state.report_read.get(), F_SETFL, O_NONBLOCK);
-  if (reports_open) read_reports(state.report_read.get(), record.reports, reports_open);
+  // The init has exited, and with it every process of the jail; whatever it wrote is queued.
+  state.reports.drain();
+  if (relay) relay->drain();
+  relay.reset();  // the caller's terminal is back as it was before anything else is reported
   while (::wait4(state.pid, &record.init_status, __WALL, &record.init_usage) < 0 && errno == EINTR) {
   }
   state.waited = true;
+  record.reports = state.reports.reports();
   record.wall_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - state.started).count();
   record.timed_out = deadline.expired();
+  if (denials) {
+    record.denials = denials->denials();
+    record.violation = denials->violation();
+  }
   if (!state.cgroup.empty()) {
     record.cgroup_usage = state.cgroup.usage();
     if (!state.cgroup.remove()) {

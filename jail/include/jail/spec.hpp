@@ -18,6 +18,13 @@ enum class Net { none, host };
 
 enum class MountKind { bind, ro_bind, tmpfs };
 
+// How the tool's stdin/stdout/stderr are connected.
+//  inherit: the caller's descriptors are handed to the tool as they are (pipes and files at full
+//           speed). Never use it with a terminal: the tool could inject input into it.
+//  pty:     the descriptors that are terminals are replaced by a pty of the jail's own, relayed
+//           to the caller's terminal by the supervisor; the others are handed over as they are.
+enum class Stdio { inherit, pty };
+
 // One mount the caller asked for, on top of the root. `origin` says where it came from
 // ("--bind on the command line", "profile web.toml") so an error can point back at it.
 struct Mount {
@@ -50,6 +57,12 @@ struct Spec {
   std::string cwd = "/";
   std::vector<Mount> mounts;
   std::uint64_t tmp_size_bytes = kDefaultTmpSizeBytes;
+
+  Stdio stdio = Stdio::inherit;
+
+  // The seccomp policy: a shipped name ("default", "python", "minimal"), a path to a .policy
+  // file, or "none" (no filter at all — for debugging only).
+  std::string policy = "default";
 
   Limits limits;
   // Where the jail's cgroup is created, as a cgroup path like those in /proc/self/cgroup; unset:

@@ -2,7 +2,10 @@
 // no stdio, no exceptions — the parent turns the record into a message.
 #pragma once
 
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include <cerrno>
 
@@ -21,6 +24,28 @@ inline void send_report(int fd, ReportKind kind, Step step, int err, int detail)
   // reports as an internal error; there is nothing better to do from here.
   while (::write(fd, &report, sizeof report) < 0 && errno == EINTR) {
   }
+}
+
+// A record with a file descriptor attached (SCM_RIGHTS); the buffer lives on the stack.
+inline bool send_fd(int socket, ReportKind kind, int fd) {
+  Report report{kind, 0, 0, fd};
+  iovec data{&report, sizeof report};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
+  ssize_t sent;
+  do {
+    sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent == static_cast<ssize_t>(sizeof report);
 }
 
 [[noreturn]] inline void fail(const Plan& plan, Step step, int err, int detail = -1) {

@@ -71,6 +71,24 @@ int make_proc() {
   return mnt;
 }
 
+// The jail's own devpts instance (a mount inside a user namespace is always a new instance), so
+// the tool's pty is not one of the host's.
+int make_devpts() {
+  const int fs = ::fsopen("devpts", FSOPEN_CLOEXEC);
+  if (fs < 0) return -1;
+  int mnt = -1;
+  if (::fsconfig(fs, FSCONFIG_SET_FLAG, "newinstance", nullptr, 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0620", 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0) {
+    mnt = ::fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+  }
+  const int saved = errno;
+  ::close(fs);
+  errno = saved;
+  return mnt;
+}
+
 // Resolves every directory of `path` but the last component inside `root`, creating missing ones.
 // Returns an O_PATH fd of the parent directory and points *leaf at the last component inside
 // `buffer`; -1 with errno on failure (EXDEV: a symlink leads out of the root).
@@ -211,7 +229,8 @@ void apply_op(Plan& plan, int root, std::size_t index) {
       break;
     case OpKind::bind:
     case OpKind::tmpfs:
-    case OpKind::proc: {
+    case OpKind::proc:
+    case OpKind::devpts: {
       const int target = open_mount_point(parent, leaf, op.target_is_dir);
       if (target < 0) fail(plan, Step::create_mount_target, errno, detail);
       int source = op.source_fd;
@@ -221,6 +240,8 @@ void apply_op(Plan& plan, int root, std::size_t index) {
                                 (op.allow_exec ? 0u : unsigned{MOUNT_ATTR_NOEXEC}));
       } else if (op.kind == OpKind::proc) {
         source = make_proc();
+      } else if (op.kind == OpKind::devpts) {
+        source = make_devpts();
       }
       if (source < 0) fail(plan, Step::mount, errno, detail);
       if (::move_mount(source, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {

@@ -5,12 +5,10 @@
 // reports the status and exits too, and the kernel kills whatever is left in the namespace —
 // a daemon that double-forked to outlive the tool does not.
 #include <fcntl.h>
-#include <linux/seccomp.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -23,12 +21,13 @@
 #include <csignal>
 #include <cstring>
 
-#include "child/exec.hpp"
 #include "child/fail.hpp"
 #include "child/filesystem.hpp"
 #include "child/identity.hpp"
 #include "child/plan.hpp"
 #include "child/syscalls.hpp"
+#include "child/terminal.hpp"
+#include "child/tool.hpp"
 
 namespace jail::child {
 namespace {
@@ -38,6 +37,12 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, 
 // Everything the caller's process had open (other jails' pipes, a library host's sockets) is
 // closed before anything else happens; only stdio and the two handshake pipes stay.
 void close_inherited_fds(const Plan& plan) {
+  // A closed stdio fd would be taken by the next file the tool opens: give it /dev/null.
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0 && ::open("/dev/null", O_RDWR) != fd) {
+      fail(plan, Step::close_inherited_fds, EBADF);
+    }
+  }
   unsigned keep[] = {static_cast<unsigned>(plan.go_fd), static_cast<unsigned>(plan.report_fd)};
   std::sort(std::begin(keep), std::end(keep));
   unsigned next = 3;
@@ -77,41 +82,6 @@ sigset_t reaper_signals() {
   sigaddset(&set, SIGCHLD);
   for (const int sig : kForwardedSignals) sigaddset(&set, sig);
   return set;
-}
-
-// The tool starts with default signal handling and an empty mask, whatever the caller had.
-void reset_signals() {
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig == SIGKILL || sig == SIGSTOP) continue;
-    ::sigaction(sig, &default_action, nullptr);  // EINVAL for glibc's reserved signals is fine
-  }
-  sigset_t empty;
-  sigemptyset(&empty);
-  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
-}
-
-[[noreturn]] void become_tool(const Plan& plan) {
-  reset_signals();
-  // Its own session: no controlling terminal, so TIOCSTI into the caller's terminal is refused.
-  if (::setsid() < 0) fail(plan, Step::setsid, errno);
-  for (std::size_t i = 0; i < plan.rlimit_count; ++i) {
-    const rlimit value{plan.rlimits[i].soft, plan.rlimits[i].hard};
-    if (::setrlimit(static_cast<__rlimit_resource>(plan.rlimits[i].resource), &value) != 0) {
-      fail(plan, Step::rlimits, errno, plan.rlimits[i].resource);
-    }
-  }
-  // CLOEXEC rather than close: the report pipe must survive until execve succeeds.
-  if (::syscall(SYS_close_range, 3, UINT_MAX, CLOSE_RANGE_CLOEXEC) != 0) {
-    fail(plan, Step::close_inherited_fds, errno);
-  }
-  // Last before execve, so the policy only has to allow execve itself.
-  if (plan.seccomp_program != nullptr &&
-      ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, plan.seccomp_program) != 0) {
-    fail(plan, Step::seccomp, errno);
-  }
-  exec_tool(plan);
 }
 
 int exit_code_of(int status) {
@@ -173,14 +143,8 @@ void run(Plan& plan) {
   // its init or read /proc/1/mem.
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail(plan, Step::not_dumpable, errno);
 
-  const pid_t tool = sys::fork_raw();
-  if (tool < 0) fail(plan, Step::fork_tool, errno);
-  if (tool == 0) {
-    ::close(signal_fd);
-    ::close(plan.go_fd);
-    become_tool(plan);
-  }
-  reap(plan, signal_fd, tool);
+  const int pty_slave = plan.pty ? open_pty(plan) : -1;
+  reap(plan, signal_fd, start_tool(plan, pty_slave));
 }
 
 }  // namespace jail::child

@@ -15,6 +15,7 @@ enum class OpKind : std::uint8_t {
   bind,     // open_tree(source) before the root changes, attached at target
   tmpfs,    // a fresh tmpfs at target
   proc,     // a fresh procfs of the new pid namespace at target
+  devpts,   // a devpts instance of the jail's own at target (for its pty)
   mkdir,    // an empty directory (a mount point the tool may see)
   symlink,  // target -> source (the link text)
   file,     // a file at target holding source[0..source_len)
@@ -63,6 +64,11 @@ struct Plan {
   std::size_t rlimit_count = 0;
 
   const sock_fprog* seccomp_program = nullptr;  // installed in the tool right before execve
+
+  // When set, the tool's stdio fds in pty_fds (bit n = fd n) are the slave of a pty allocated
+  // inside the jail; the master goes to the parent, which relays it to the caller's terminal.
+  bool pty = false;
+  unsigned pty_fds = 0;
 
   char* const* argv = nullptr;
   char* const* envp = nullptr;

@@ -1,5 +1,6 @@
-// The records the child side sends to the parent over the report pipe. Fixed size and smaller
-// than PIPE_BUF, so each write is atomic and needs no framing or allocation.
+// The records the child side sends to the parent over the report socket (a SOCK_SEQPACKET pair:
+// each record is one message, never torn, and may carry a file descriptor). Fixed size, so
+// neither side needs framing or allocation.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@ enum class ReportKind : std::int32_t {
   setup_failed = 1,  // step, err, detail = mount op index or -1
   exec_failed = 2,   // err
   tool_exited = 3,   // detail = wait status of the tool
+  terminal = 4,      // carries the pty master the tool's terminal is relayed through
+  seccomp_listener = 5,  // carries the tool's seccomp user-notification fd
 };
 
 struct Report {

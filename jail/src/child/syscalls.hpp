@@ -8,7 +8,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <csignal>
 
 namespace jail::child::sys {
 
@@ -43,9 +42,5 @@ inline bool capabilities_empty() {
   }
   return true;
 }
-
-// fork() without glibc's atfork machinery: the parent of this process may have had other threads
-// holding locks at clone time, and those locks were copied held.
-inline pid_t fork_raw() { return static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0)); }
 
 }  // namespace jail::child::sys

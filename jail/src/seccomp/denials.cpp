@@ -1,0 +1,94 @@
+#include "seccomp/denials.hpp"
+
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "policy/describe.hpp"
+#include "policy/evaluate.hpp"
+#include "policy/syscalls.hpp"
+
+namespace jail {
+namespace {
+
+// The pid as the jail sees it (the last NSpid entry), so the report matches what the tool and
+// its own logs say; the host pid when it cannot be read (the task is already gone).
+pid_t pid_inside(pid_t host_pid) {
+  std::ifstream status("/proc/" + std::to_string(host_pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (!line.starts_with("NSpid:")) continue;
+    std::istringstream fields(line.substr(6));
+    pid_t pid = host_pid;
+    for (pid_t value; fields >> value;) pid = value;
+    return pid;
+  }
+  return host_pid;
+}
+
+}  // namespace
+
+DenialHandler::DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy)
+    : listener_(std::move(listener)), policy_(std::move(policy)) {}
+
+bool DenialHandler::handle_one(int init_pidfd) {
+  seccomp_notif request{};
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) {
+    // ENOENT: the caller died while waiting (its jail is ending); nothing to answer.
+    if (errno != EINTR && errno != ENOENT) {
+      spdlog::error("cannot read a seccomp notification: {}", std::strerror(errno));
+    }
+    return false;
+  }
+  const policy::Decision decision = policy::evaluate(*policy_, request.data);
+  Violation record;
+  record.syscall = policy::syscall_name(request.data.nr);
+  record.number = request.data.nr;
+  for (std::size_t i = 0; i < record.args.size(); ++i) record.args[i] = request.data.args[i];
+  record.pid = pid_inside(static_cast<pid_t>(request.pid));
+  record.action = policy::to_string(decision.action);
+
+  seccomp_notif_resp response{};
+  response.id = request.id;
+  bool fatal = false;
+  switch (decision.action.kind) {
+    case policy::ActionKind::allow:
+    case policy::ActionKind::log:
+      response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+      break;
+    case policy::ActionKind::errno_code:
+      response.error = -static_cast<int>(decision.action.errno_value);
+      break;
+    case policy::ActionKind::kill:
+    case policy::ActionKind::trap:
+      // End the whole jail before answering, so the call never returns into the tool.
+      fatal = true;
+      ::syscall(SYS_pidfd_send_signal, init_pidfd, SIGKILL, nullptr, 0);
+      response.error = -EPERM;
+      break;
+  }
+  const std::string text = policy::describe_decision(request.data, decision);
+  if (decision.action.kind == policy::ActionKind::log) {
+    spdlog::info("allowed and logged {} in pid {}", text, record.pid);
+  } else {
+    spdlog::warn("denied {} in pid {}", text, record.pid);
+    ++denials_.count;
+    if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
+    if (fatal && !violation_) violation_ = record;
+  }
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0 && errno != ENOENT) {
+    spdlog::error("cannot answer a seccomp notification for {}: {}", record.syscall,
+                  std::strerror(errno));
+  }
+  return fatal;
+}
+
+}  // namespace jail

@@ -1,0 +1,40 @@
+// Parent side: answers the tool's seccomp user notifications. Every syscall the policy does not
+// simply allow arrives here; the policy's own evaluator decides, the decision is recorded (name,
+// number, arguments, pid, the rule), and the tool gets its errno — or the jail is ended.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "jail/result.hpp"
+#include "policy/policy.hpp"
+#include "unique_fd.hpp"
+
+namespace jail {
+
+class DenialHandler {
+ public:
+  static constexpr std::size_t kKeptDenials = 16;
+
+  DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy);
+
+  [[nodiscard]] int fd() const { return listener_.get(); }
+
+  // Handles one notification. Returns true when the policy said kill: the caller must end the
+  // jail before anything else (the denied call stays blocked until it is answered).
+  [[nodiscard]] bool handle_one(int init_pidfd);
+
+  [[nodiscard]] const Denials& denials() const { return denials_; }
+  [[nodiscard]] const std::optional<Violation>& violation() const { return violation_; }
+
+ private:
+  UniqueFd listener_;
+  std::shared_ptr<const policy::Policy> policy_;
+  Denials denials_;
+  std::optional<Violation> violation_;
+};
+
+}  // namespace jail

@@ -1,0 +1,76 @@
+#include "seccomp/prepare.hpp"
+
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
+
+#include <array>
+#include <cerrno>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "jail/error.hpp"
+#include "policy/diagnostics.hpp"
+#include "policy/evaluate.hpp"
+
+namespace jail {
+namespace {
+
+struct NeededCall {
+  int number;
+  const char* name;
+  const char* why;
+};
+
+// The filter is installed in the tool right before execve: these calls run under it.
+constexpr std::array kNeeded = {
+    NeededCall{SYS_execve, "execve", "to start the tool"},
+    NeededCall{SYS_write, "write", "to report a failed start"},
+    NeededCall{SYS_exit_group, "exit_group", "to end after a failed start"},
+};
+
+void check_needed_calls(const policy::Policy& policy, const std::string& name) {
+  for (const NeededCall& call : kNeeded) {
+    seccomp_data data{};
+    data.nr = call.number;
+    data.arch = AUDIT_ARCH_X86_64;
+    const policy::Decision decision = policy::evaluate(policy, data);
+    if (decision.action.kind != policy::ActionKind::allow &&
+        decision.action.kind != policy::ActionKind::log) {
+      throw Error("policy", EINVAL,
+                  fmt::format("policy {} must allow {} ({}), which jail needs {}; it decides '{}' "
+                              "at {}:{}",
+                              name, call.name, call.number, call.why,
+                              policy::to_string(decision.action), decision.where.file,
+                              decision.where.line));
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path) {
+  if (name_or_path == "none") {
+    spdlog::warn("--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
+                 "offers is open to it. Use this only to debug a policy.");
+    return nullptr;
+  }
+  auto prepared = std::make_unique<PreparedPolicy>();
+  prepared->name = name_or_path;
+  try {
+    auto loaded = std::make_shared<policy::Policy>(policy::load_policy(name_or_path));
+    check_needed_calls(*loaded, name_or_path);
+    prepared->program = policy::compile(*loaded, policy::Routing::notify);
+    prepared->policy = std::move(loaded);
+  } catch (const policy::PolicyError& error) {
+    throw Error("policy", EINVAL,
+                fmt::format("cannot use policy {}:\n{}", name_or_path, policy::format(error.diagnostics())));
+  } catch (const policy::CompileError& error) {
+    throw Error("policy", EINVAL, fmt::format("cannot compile policy {}: {}", name_or_path, error.what()));
+  }
+  prepared->fprog = prepared->program.fprog();
+  return prepared;
+}
+
+}  // namespace jail

@@ -1,0 +1,27 @@
+// Parent side: the tool's seccomp policy, loaded, checked and compiled before clone.
+#pragma once
+
+#include <linux/filter.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "policy/compile.hpp"
+#include "policy/policy.hpp"
+
+namespace jail {
+
+struct PreparedPolicy {
+  std::shared_ptr<const policy::Policy> policy;  // the supervisor evaluates denials with it
+  policy::Program program;                       // routed to user notification
+  sock_fprog fprog{};                            // points into program; what the child loads
+  std::string name;                              // as the user gave it
+};
+
+// nullopt for "none". Throws jail::Error (step "policy") with every diagnostic of a bad policy,
+// and when the policy refuses what jail itself needs to start the tool (execve) or to report a
+// failed start (write, exit_group).
+[[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path);
+
+}  // namespace jail
