@@ -1,0 +1,176 @@
+#!/bin/sh
+# The checks of the cgroup-v2 VM test (busybox sh, as root, inside the VM; see init.sh).
+# One line per check: "PASS name: detail" or "FAIL name: detail", then "N passed, M failed".
+#
+# Every jail run starts alone in a fresh cgroup beside /sys/fs/cgroup/init.scope, with memory,
+# pids and cpu available but not enabled — what `systemd-run --scope -p Delegate=yes jail …`
+# gives a caller on a systemd host. jail has to move itself into a leaf, enable the controllers,
+# put the tool in its own cgroup and leave the scope as it found it.
+CG=/sys/fs/cgroup
+passed=0
+failed=0
+scopes=0
+scope_trouble=""
+
+pass() { echo "PASS $1: $2"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+# Centiseconds since boot (no floats, no %N in busybox date).
+now_cs() {
+  read -r up _ </proc/uptime
+  echo "${up%.*}${up#*.}"
+}
+
+# field NAME FILE: a top-level scalar of jail's one-line JSON status ("" when absent).
+field() {
+  [ -f "$2" ] || return 0
+  grep -o "\"$1\":[^,}]*" "$2" | head -1 | cut -d: -f2- | tr -d '" '
+}
+
+# One line of what went wrong: the status' error, else jail's stderr.
+why() {
+  err_msg=""
+  [ -f "$st" ] && err_msg=$(grep -o '"message":"[^"]*"' "$st" | head -1 | cut -d: -f2- | tr -d '"')
+  [ -n "$err_msg" ] || err_msg=$(grep -v '^$' "$err" 2>/dev/null | head -2 | tr '\n' ' ' | cut -c1-300)
+  echo "${err_msg:-no message}"
+}
+
+# run_jail NAME [jail options] -- COMMAND…: runs jail alone in a fresh delegated scope with a
+# status file. Sets rc, st, out, err and cs (the run's wall time in centiseconds, seen from here).
+# A run that hangs is killed after 90 s so the other checks still run.
+run_jail() {
+  name=$1
+  shift
+  scopes=$((scopes + 1))
+  scope=$CG/check-$scopes.scope
+  mkdir "$scope"
+  st=/tmp/$name.status.json
+  out=/tmp/$name.out
+  err=/tmp/$name.err
+  rm -f "$st"
+  t0=$(now_cs)
+  timeout -s KILL 90 sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$scope" \
+    jail --no-cwd --status-file "$st" "$@" >"$out" 2>"$err"
+  rc=$?
+  cs=$(($(now_cs) - t0))
+  left_as_found "$scope"
+}
+
+# The caller's cgroup must be left as jail found it: no controllers enabled, no child, removable.
+left_as_found() {
+  subtree=$(cat "$1/cgroup.subtree_control" 2>/dev/null)
+  [ -z "$subtree" ] || scope_trouble="$scope_trouble ${1#$CG/} kept subtree_control '$subtree';"
+  if ! rmdir "$1" 2>/dev/null; then
+    scope_trouble="$scope_trouble ${1#$CG/} not removable ($(ls -d "$1"/*/ 2>/dev/null | tr '\n' ' '));"
+  fi
+}
+
+secs() { awk -v cs="$1" 'BEGIN { printf "%.2f s", cs / 100 }'; }
+
+summary() { # the fields every detail line shows
+  echo "exit $rc, outcome $(field outcome "$st" | grep . || echo none), limit_hit $(field limit_hit "$st" | grep . || echo none), $(secs "$cs")"
+}
+
+# --- doctor -----------------------------------------------------------------------------------------
+jail doctor --format json >/tmp/doctor.json 2>/tmp/doctor.err
+doctor_rc=$?
+layout=$(grep -o '"layout": *"[^"]*"' /tmp/doctor.json | head -1 | cut -d: -f2 | tr -d '" ')
+finding=$(awk '/"cgroups": *\{/ { c = 1 } c && /"finding"/ { sub(/^ *"finding": *"/, ""); sub(/",?$/, ""); print; exit }' /tmp/doctor.json)
+if [ "$layout" = v2 ]; then
+  pass doctor "jail doctor says layout v2 (doctor exit $doctor_rc): $finding"
+else
+  fail doctor "jail doctor says layout '$layout', not v2 (exit $doctor_rc): ${finding:-$(head -2 /tmp/doctor.err | tr '\n' ' ')}"
+fi
+
+# --- a run with no limits ---------------------------------------------------------------------------
+run_jail no-limits -- /bin/busybox sh -c 'echo hello from the jail; cat /proc/self/cgroup'
+if [ "$rc" = 0 ] && grep -q '^hello from the jail$' "$out" && [ "$(field outcome "$st")" = exited ]; then
+  pass no-limits "$(summary), tool's cgroup $(grep '^0::' "$out" | cut -c4-), peak $(field peak_memory_bytes "$st") bytes"
+else
+  fail no-limits "$(summary): $(why)"
+fi
+
+# --- memory: a bomb under --memory 64M is OOM-killed ------------------------------------------------
+ooms_before=$(dmesg | grep -c 'Memory cgroup out of memory')
+run_jail memory --memory 64M -- /bin/busybox awk 'BEGIN { s = "0123456789abcdef"; while (1) s = s s }'
+ooms=$(($(dmesg | grep -c 'Memory cgroup out of memory') - ooms_before))
+if [ "$rc" = 137 ] && [ "$(field outcome "$st")" = oom ]; then
+  pass memory "$(summary), peak $(field peak_memory_bytes "$st") bytes, kernel memcg OOM kills: $ooms"
+else
+  fail memory "want exit 137 and outcome oom; got $(summary), kernel memcg OOM kills: $ooms: $(why)"
+fi
+
+# --- pids: a fork bomb under --pids 32 is contained --------------------------------------------------
+# The tool tries 200 background processes and says how many it got; ash exits when fork fails.
+run_jail pids --pids 32 --timeout 60s -- /bin/busybox sh -c \
+  'i=0; while [ $i -lt 200 ]; do sleep 20 & i=$((i + 1)); echo $i; done'
+forked=$(tail -1 "$out")
+t0=$(now_cs)
+alive=$(sh -c 'echo alive' 2>&1)
+after=$(($(now_cs) - t0))
+limit=$(field limit_hit "$st")
+if [ "${forked:-0}" -lt 200 ] && [ "$rc" != 0 ] && { [ "$limit" = pids ] || [ "$(field outcome "$st")" = exited ]; } &&
+  [ "$rc" != 124 ] && [ "$rc" != 125 ] && [ "$alive" = alive ] && [ "$cs" -lt 3000 ]; then
+  pass pids "$(summary), the tool got ${forked:-0} of 200 processes, the VM forks again after $(secs "$after")"
+else
+  fail pids "want fewer than 200 processes and the tool failing or limit_hit pids; got $(summary), ${forked:-0} processes: $(why)"
+fi
+
+# --- cpu: a spin under --cpus 0.5 for 2 s gets about half a core ------------------------------------
+run_jail cpu --cpus 0.5 --timeout 30s -- /bin/busybox sh -c \
+  'read -r u _ </proc/uptime; end=$((${u%.*}${u#*.} + 200));
+   while read -r u _ </proc/uptime && [ "${u%.*}${u#*.}" -lt $end ]; do :; done'
+user=$(field cpu_user_ms "$st")
+sys=$(field cpu_sys_ms "$st")
+wall=$(field wall_ms "$st")
+ratio=$(awk -v u="${user:-0}" -v s="${sys:-0}" -v w="${wall:-0}" 'BEGIN { if (w > 0) printf "%.2f", (u + s) / w; else print "none" }')
+if [ "$rc" = 0 ] && [ "$ratio" != none ] && awk -v r="$ratio" 'BEGIN { exit !(r >= 0.3 && r <= 0.7) }'; then
+  pass cpu "$(summary), cpu ${user} ms user + ${sys} ms sys over ${wall} ms wall = ${ratio} of a core"
+else
+  fail cpu "want exit 0 and 0.3..0.7 of a core; got $(summary), cpu ${user:-?} ms user + ${sys:-?} ms sys over ${wall:-?} ms wall = $ratio: $(why)"
+fi
+
+# --- timeout: sleep 100 under --timeout 1s ends by 1 s + the 2 s grace ------------------------------
+run_jail timeout --timeout 1s -- /bin/sleep 100
+if [ "$rc" = 124 ] && [ "$(field outcome "$st")" = timeout ] && [ "$cs" -le 300 ] && [ "$cs" -ge 95 ]; then
+  pass timeout "$(summary), wall_ms $(field wall_ms "$st")"
+else
+  fail timeout "want exit 124, outcome timeout within 1..3 s; got $(summary): $(why)"
+fi
+
+# --- timeout: a tool that ignores SIGTERM is killed after the grace ---------------------------------
+run_jail timeout-ignores-term --timeout 1s -- /bin/busybox sh -c 'trap "" TERM; sleep 100; echo woke'
+if [ "$rc" = 124 ] && [ "$(field outcome "$st")" = timeout ] && [ "$cs" -ge 290 ] && [ "$cs" -le 450 ] &&
+  ! grep -q woke "$out"; then
+  pass timeout-ignores-term "$(summary) (1 s + 2 s grace), wall_ms $(field wall_ms "$st")"
+else
+  fail timeout-ignores-term "want exit 124, outcome timeout after 3..4.5 s; got $(summary): $(why)"
+fi
+
+# --- fail closed: a limit asked for where jail cannot enable controllers -----------------------------
+# Run straight from init.scope, which holds other processes (this shell, init): the kernel's
+# no-internal-process rule forbids enabling controllers there, and jail must not move others.
+st=/tmp/crowded.status.json
+err=/tmp/crowded.err
+rm -f "$st"
+t0=$(now_cs)
+timeout -s KILL 90 jail --no-cwd --status-file "$st" --memory 64M -- /bin/true >/dev/null 2>"$err"
+rc=$?
+cs=$(($(now_cs) - t0))
+if [ "$rc" = 125 ] && [ "$(field outcome "$st")" = setup_error ]; then
+  pass crowded-cgroup "$(summary): $(why)"
+else
+  fail crowded-cgroup "want exit 125 and outcome setup_error; got $(summary): $(why)"
+fi
+
+# --- cleanup: nothing of jail's is left in the cgroup tree -------------------------------------------
+left=$(find $CG -type d -name 'jail-*' 2>/dev/null | tr '\n' ' ')
+subtree_init=$(cat $CG/init.scope/cgroup.subtree_control)
+if [ -z "$left" ] && [ -z "$scope_trouble" ] && [ -z "$subtree_init" ]; then
+  pass cleanup "no jail-* cgroup under $CG after $scopes runs in scopes; every scope left as found and removed"
+else
+  fail cleanup "left: ${left:-none};${scope_trouble:- scopes fine;} init.scope subtree_control '${subtree_init}'"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
