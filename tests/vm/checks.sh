@@ -94,10 +94,12 @@ fi
 ooms_before=$(dmesg | grep -c 'Memory cgroup out of memory')
 run_jail memory --memory 64M -- /bin/busybox awk 'BEGIN { s = "0123456789abcdef"; while (1) s = s s }'
 ooms=$(($(dmesg | grep -c 'Memory cgroup out of memory') - ooms_before))
-if [ "$rc" = 137 ] && [ "$(field outcome "$st")" = oom ]; then
-  pass memory "$(summary), peak $(field peak_memory_bytes "$st") bytes, kernel memcg OOM kills: $ooms"
+peak=$(field peak_memory_bytes "$st")
+if [ "$rc" = 137 ] && [ "$(field outcome "$st")" = oom ] && [ "${peak:-0}" -gt 0 ] &&
+  [ "${peak:-0}" -le $((64 << 20)) ]; then
+  pass memory "$(summary), peak $peak bytes (limit $((64 << 20))), kernel memcg OOM kills: $ooms"
 else
-  fail memory "want exit 137 and outcome oom; got $(summary), kernel memcg OOM kills: $ooms: $(why)"
+  fail memory "want exit 137, outcome oom, 0 < peak <= 64 MiB; got $(summary), peak ${peak:-?}, kernel memcg OOM kills: $ooms: $(why)"
 fi
 
 # --- pids: a fork bomb under --pids 32 is contained --------------------------------------------------
@@ -161,6 +163,91 @@ if [ "$rc" = 125 ] && [ "$(field outcome "$st")" = setup_error ]; then
   pass crowded-cgroup "$(summary): $(why)"
 else
   fail crowded-cgroup "want exit 125 and outcome setup_error; got $(summary): $(why)"
+fi
+
+# --- --cgroup-parent: the jail's cgroup goes under the cgroup named --------------------------------
+# Run from the crowded init.scope, but under an empty cgroup of the caller's choosing; the
+# parent's memory.events counts its descendants' OOM kills, which shows where the jail was.
+mkdir $CG/jails.slice
+st=/tmp/cgroup-parent.status.json
+err=/tmp/cgroup-parent.err
+rm -f "$st"
+t0=$(now_cs)
+timeout -s KILL 90 jail --no-cwd --status-file "$st" --cgroup-parent /jails.slice --memory 64M -- \
+  /bin/busybox awk 'BEGIN { s = "0123456789abcdef"; while (1) s = s s }' >/dev/null 2>"$err"
+rc=$?
+cs=$(($(now_cs) - t0))
+kills=$(awk '$1 == "oom_kill" { print $2 }' $CG/jails.slice/memory.events)
+scope_before=$scope_trouble
+left_as_found $CG/jails.slice
+if [ "$rc" = 137 ] && [ "$(field outcome "$st")" = oom ] && [ "${kills:-0}" -ge 1 ] &&
+  [ "$scope_trouble" = "$scope_before" ]; then
+  pass cgroup-parent "$(summary), oom_kill $kills in /jails.slice/memory.events, /jails.slice left as found"
+else
+  fail cgroup-parent "want exit 137, outcome oom counted in /jails.slice; got $(summary), oom_kill ${kills:-?}:${scope_trouble#$scope_before} $(why)"
+fi
+
+# --- the caller's SIGTERM reaches the tool and jail still cleans up ---------------------------------
+scopes=$((scopes + 1))
+scope=$CG/check-$scopes.scope
+mkdir "$scope"
+st=/tmp/sigterm.status.json
+err=/tmp/sigterm.err
+rm -f "$st"
+sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$scope" \
+  jail --no-cwd --status-file "$st" --pids 16 -- /bin/sleep 100 >/dev/null 2>"$err" &
+jail_pid=$!
+# Wait (at most 10 s) until the tool runs in the jail's cgroup.
+sleeping() {
+  for pid in $(cat "$scope"/jail-[0-9]*/cgroup.procs 2>/dev/null); do
+    [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = sleep ] && return 0
+  done
+  return 1
+}
+waited=0
+while ! sleeping && [ $waited -lt 200 ]; do
+  usleep 50000
+  waited=$((waited + 1))
+done
+t0=$(now_cs)
+kill -TERM $jail_pid
+( sleep 20; kill -KILL $jail_pid 2>/dev/null ) &
+guard=$!
+wait $jail_pid
+rc=$?
+cs=$(($(now_cs) - t0))
+kill $guard 2>/dev/null
+scope_before=$scope_trouble
+left_as_found "$scope"
+if [ "$rc" = 143 ] && [ "$(field outcome "$st")" = signaled ] && [ "$(field signal "$st")" = 15 ] &&
+  [ "$scope_trouble" = "$scope_before" ]; then
+  pass caller-sigterm "SIGTERM to jail once the tool ran in its cgroup (after $(secs $((waited * 5)))): $(summary) after the signal, signal 15, scope left as found"
+else
+  fail caller-sigterm "want exit 143, outcome signaled by 15, scope left as found; got $(summary), signal $(field signal "$st"):${scope_trouble#$scope_before} $(why)"
+fi
+
+# --- many runs of every kind leave nothing behind ---------------------------------------------------
+codes=""
+round=0
+while [ $round -lt 3 ]; do
+  round=$((round + 1))
+  run_jail repeat-ok -- /bin/true
+  codes="$codes $rc"
+  run_jail repeat-oom --memory 32M -- /bin/busybox awk 'BEGIN { s = "0123456789abcdef"; while (1) s = s s }'
+  codes="$codes $rc"
+  run_jail repeat-timeout --timeout 1s -- /bin/sleep 100
+  codes="$codes $rc"
+  run_jail repeat-pids --pids 8 -- /bin/busybox sh -c 'i=0; while [ $i -lt 50 ]; do sleep 5 & i=$((i + 1)); done'
+  codes="$codes $rc"
+  run_jail repeat-not-found --memory 64M -- /no/such/program
+  codes="$codes $rc"
+done
+left=$(find $CG -type d -name 'jail-*' 2>/dev/null | tr '\n' ' ')
+want=" 0 137 124 2 127 0 137 124 2 127 0 137 124 2 127"
+if [ "$codes" = "$want" ] && [ -z "$left" ]; then
+  pass repeated-runs "15 runs (exited, oom, timeout, pids, not found) x3 gave exit codes$codes; no jail-* cgroup left"
+else
+  fail repeated-runs "want exit codes$want and nothing left; got$codes; left: ${left:-none}"
 fi
 
 # --- cleanup: nothing of jail's is left in the cgroup tree -------------------------------------------

@@ -17,6 +17,7 @@ if [ "$1" != stage2 ]; then
   poweroff -f
 fi
 
+echo  # the firmware's last line has no newline
 mount -t proc -o nosuid,nodev,noexec proc /proc
 mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
 mount -t devtmpfs -o nosuid devtmpfs /dev
