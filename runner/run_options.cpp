@@ -21,7 +21,9 @@ constexpr const char* kCommandLine = "the command line";
 struct RawFlags {
   std::optional<unsigned> uid, gid;
   std::optional<std::string> cwd, rootfs, tmpfs_size, status_file, log_file;
-  std::optional<int> status_fd;
+  std::optional<int> status_fd, log_fd;
+  std::optional<std::string> max_output;
+  std::string stdin_mode = "inherit";
   std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
@@ -64,6 +66,12 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--max-open-files", f.max_open_files, "open files per process (RLIMIT_NOFILE)");
   one_each(app.add_option("--rlimit", f.rlimits, "NAME=VALUE or NAME=SOFT:HARD, e.g. nproc=64"));
   app.add_option("--cgroup-parent", f.cgroup_parent, "create the jail's cgroup under this cgroup path");
+  app.add_option("--max-output", f.max_output,
+                 "relay stdout+stderr and cut them after SIZE bytes (the tool gets EPIPE)");
+  app.add_option("--stdin", f.stdin_mode, "inherit, or none (the tool reads /dev/null)")
+      ->check(CLI::IsMember({"inherit", "none"}))
+      ->capture_default_str();
+  app.add_option("--log-fd", f.log_fd, "jail's own messages go to this fd instead of stderr");
   app.add_option("--status-fd", f.status_fd, "write the result as JSON to this fd");
   app.add_option("--status-file", f.status_file, "write the result as JSON to this file");
   app.add_flag("-v,--verbose", f.verbosity, "more of jail's own messages (repeatable)");
@@ -247,6 +255,12 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   run.log.verbosity = f.verbosity;
   run.log.quiet = f.quiet;
   run.log.file = f.log_file.value_or("");
+  if (f.log_fd) {
+    if (*f.log_fd < 0 || ::fcntl(*f.log_fd, F_GETFD) < 0) {
+      throw UsageError(fmt::format("--log-fd {}: not an open file descriptor", *f.log_fd));
+    }
+    run.log.file = fmt::format("/proc/self/fd/{}", *f.log_fd);
+  }
   run.log.format = f.log_format == "json" ? LogFormat::json : LogFormat::text;
   run.status_fd = f.status_fd;
   run.status_file = f.status_file;
@@ -283,6 +297,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   }
   spec.limits = build_limits(f);
   spec.policy = f.policy;
+  if (f.max_output) spec.max_output_bytes = size_flag("--max-output", *f.max_output);
+  if (f.stdin_mode == "none") spec.input = Input::none;
   // A caller's terminal is never handed to the tool: with one on stdio, the tool gets a pty.
   const bool terminal = ::isatty(STDIN_FILENO) || ::isatty(STDOUT_FILENO) || ::isatty(STDERR_FILENO);
   if (f.tty == "always" || (f.tty == "auto" && terminal)) {

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <array>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -157,12 +158,35 @@ Process launch(const Spec& spec) {
   plan.pty = pty.enabled;
   plan.pty_fds = pty.fds;
 
+  // The tool's ends of its stdio, when they are not the caller's own; closed here after clone.
+  std::array<UniqueFd, 3> child_stdio;
+  auto state = std::make_unique<Process::State>();
+  if (spec.stdio == Stdio::pipe) {
+    for (int fd = 0; fd <= 2; ++fd) {
+      Pipe pipe = make_pipe();
+      const bool tool_reads = fd == 0;
+      child_stdio[fd] = std::move(tool_reads ? pipe.read : pipe.write);
+      state->stdio_pipes[fd] = std::move(tool_reads ? pipe.write : pipe.read);
+    }
+  } else if (spec.max_output_bytes) {
+    for (int fd = 1; fd <= 2; ++fd) {
+      Pipe pipe = make_pipe();
+      child_stdio[fd] = std::move(pipe.write);
+      state->output_sources[fd - 1] = std::move(pipe.read);
+    }
+    state->max_output_bytes = spec.max_output_bytes;
+  }
+  if (spec.input == Input::none) {
+    child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    state->stdio_pipes[0].reset();
+  }
+  for (int fd = 0; fd <= 2; ++fd) plan.stdio_fds[fd] = child_stdio[fd].get();
+
   Pipe go = make_pipe();
   Pipe report = make_report_socket();
   plan.go_fd = go.read.get();
   plan.report_fd = report.write.get();
 
-  auto state = std::make_unique<Process::State>();
   state->context = FailureContext{builder.descriptions(), spec.argv.front(),
                                   plan.path_env != nullptr ? plan.path_env : "",
                                   normalize_jail_path(spec.cwd), spec.rootfs.value_or(""), identity};
@@ -197,6 +221,7 @@ Process launch(const Spec& spec) {
   state->pidfd.reset(pidfd);
   go.read.reset();
   report.write.reset();
+  for (auto& fd : child_stdio) fd.reset();
 
   try {
     // v1: placed while it still waits for the go byte, before it can run anything.

@@ -74,6 +74,7 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   Result result;
   result.limits = state.limits;
   result.denials = record.denials;
+  result.output_truncated = record.output_truncated;
   fill_usage(result, record);
 
   const child::Report* setup = nullptr;

@@ -19,6 +19,7 @@ struct RunRecord {
   rusage init_usage{};  // includes the tool's, which the init reaped
   std::optional<cgroup::Usage> cgroup_usage;
   bool timed_out = false;
+  bool output_truncated = false;
   Denials denials;
   std::optional<Violation> violation;  // a call the policy said kill for
   double wall_ms = 0;

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -17,6 +18,8 @@
 #include "unique_fd.hpp"
 
 namespace jail {
+
+class Supervisor;
 
 // What a failure message needs to know about the run that failed.
 struct FailureContext {
@@ -46,9 +49,18 @@ struct Process::State {
   // Owned for the jail's life: removed (after its usage is read) when the run ends, and by its
   // destructor on every other path.
   cgroup::Group cgroup;
+  // With Stdio::pipe: the caller's ends of the tool's stdin, stdout, stderr.
+  std::array<UniqueFd, 3> stdio_pipes;
+  // With max_output_bytes: the supervisor's ends of the tool's stdout and stderr.
+  std::array<UniqueFd, 2> output_sources;
+  std::optional<std::uint64_t> max_output_bytes;
+  std::unique_ptr<Supervisor> supervisor;  // made by the first wait/wait_for
   bool waited = false;
   int signal_sent = 0;  // the last signal sent through kill()
   std::chrono::steady_clock::time_point started;
+
+  State();
+  ~State();
 };
 
 }  // namespace jail

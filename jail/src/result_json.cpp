@@ -56,6 +56,7 @@ std::string to_json(const Result& result) {
   json["limit_hit"] = result.limit_hit ? nlohmann::ordered_json(to_string(*result.limit_hit))
                                        : nlohmann::ordered_json(nullptr);
   json["limits"] = limits_json(result.limits);
+  json["output_truncated"] = result.output_truncated;
   if (result.error) {
     const char* name = strerrorname_np(result.error->errno_value);
     json["error"] = {{"step", result.error->step},

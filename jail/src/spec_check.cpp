@@ -109,6 +109,11 @@ void check_spec(const Spec& spec) {
   if (normalize_jail_path(spec.cwd).empty()) {
     problems.push_back(fmt::format("working directory '{}' must be an absolute path without '..'", spec.cwd));
   }
+  if (spec.max_output_bytes && (*spec.max_output_bytes == 0 || spec.stdio == Stdio::pipe)) {
+    problems.emplace_back(
+        "max_output_bytes must be greater than 0 and is for Stdio::inherit or pty (with pipes, "
+        "the caller reads and can stop reading itself)");
+  }
   if (spec.tmp_size_bytes == 0) problems.emplace_back("the size of /tmp must be greater than 0");
   if (spec.rootfs) {
     struct stat info {};

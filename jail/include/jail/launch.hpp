@@ -3,7 +3,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 
 #include "jail/result.hpp"
 #include "jail/spec.hpp"
@@ -23,8 +25,18 @@ class Process {
 
   // The host pid of the jail's init (the reaper that is PID 1 inside).
   [[nodiscard]] pid_t pid() const;
-  // Runs the supervisor until the jail has ended, then reports. Call once.
+  // Runs the supervisor until the jail has ended, then reports. Once it has reported, the
+  // Process is finished: a second call throws.
   [[nodiscard]] Result wait();
+  // The same, but gives up after `timeout` (the jail keeps running; call again later).
+  [[nodiscard]] std::optional<Result> wait_for(std::chrono::milliseconds timeout);
+
+  // With Stdio::pipe: the caller's ends of the tool's stdin, stdout and stderr; -1 otherwise.
+  // The Process owns them; close_stdin() sends the tool end-of-file.
+  [[nodiscard]] int stdin_fd() const;
+  [[nodiscard]] int stdout_fd() const;
+  [[nodiscard]] int stderr_fd() const;
+  void close_stdin();
   // Sends `signal` to the tool (through the reaper, which forwards it). SIGKILL ends the whole jail.
   void kill(int signal);
 
@@ -32,6 +44,7 @@ class Process {
   std::unique_ptr<State> state_;
 };
 
+// Safe to call from several threads at once: every Process is independent.
 // Throws jail::Error when the Spec is invalid or the jail cannot be created; failures of steps
 // inside the new namespaces are reported by wait() as Outcome::setup_error.
 [[nodiscard]] Process launch(const Spec& spec);

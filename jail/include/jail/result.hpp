@@ -51,6 +51,7 @@ struct Result {
   double cpu_sys_ms = 0;
   std::uint64_t peak_memory_bytes = 0;
   std::optional<Limit> limit_hit;  // the limit that ended or shaped the run
+  bool output_truncated = false;   // the tool's output was cut at max_output_bytes
   Limits limits;                   // the limits the run had, echoed back
   std::optional<SetupFailure> error;
 };

@@ -23,7 +23,12 @@ enum class MountKind { bind, ro_bind, tmpfs };
 //           speed). Never use it with a terminal: the tool could inject input into it.
 //  pty:     the descriptors that are terminals are replaced by a pty of the jail's own, relayed
 //           to the caller's terminal by the supervisor; the others are handed over as they are.
-enum class Stdio { inherit, pty };
+//  pipe:    three pipes; Process::stdin_fd/stdout_fd/stderr_fd are the caller's ends (a plugin
+//           host talks to the tool through them).
+enum class Stdio { inherit, pty, pipe };
+
+// What the tool reads: the caller's stdin (per Stdio), or nothing (/dev/null).
+enum class Input { inherit, none };
 
 // One mount the caller asked for, on top of the root. `origin` says where it came from
 // ("--bind on the command line", "profile web.toml") so an error can point back at it.
@@ -59,6 +64,10 @@ struct Spec {
   std::uint64_t tmp_size_bytes = kDefaultTmpSizeBytes;
 
   Stdio stdio = Stdio::inherit;
+  Input input = Input::inherit;
+  // With Stdio::inherit: stdout and stderr go through the supervisor, which stops relaying after
+  // this many bytes (together); the tool then gets EPIPE/SIGPIPE and the Result says so.
+  std::optional<std::uint64_t> max_output_bytes;
 
   // The seccomp policy: a shipped name ("default", "python", "minimal"), a path to a .policy
   // file, or "none" (no filter at all — for debugging only).

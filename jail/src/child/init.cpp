@@ -37,6 +37,11 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, 
 // Everything the caller's process had open (other jails' pipes, a library host's sockets) is
 // closed before anything else happens; only stdio and the two handshake pipes stay.
 void close_inherited_fds(const Plan& plan) {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (plan.stdio_fds[fd] >= 0 && ::dup2(plan.stdio_fds[fd], fd) != fd) {
+      fail(plan, Step::close_inherited_fds, errno);
+    }
+  }
   // A closed stdio fd would be taken by the next file the tool opens: give it /dev/null.
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) < 0 && ::open("/dev/null", O_RDWR) != fd) {

@@ -74,6 +74,10 @@ struct Plan {
   char* const* envp = nullptr;
   const char* path_env = nullptr;  // PATH value used to find argv[0]
 
+  // Descriptors that become the tool's 0/1/2 (-1: keep the inherited one); "none" input is an
+  // open /dev/null here.
+  int stdio_fds[3] = {-1, -1, -1};
+
   int go_fd = -1;      // parent -> child: one byte when uid/gid maps are written; EOF = parent gone
   int report_fd = -1;  // child -> parent: Report records
 };

@@ -1,0 +1,87 @@
+#include "output_relay.hpp"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include <spdlog/spdlog.h>
+
+namespace jail {
+
+OutputRelay::OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int stdout_sink,
+                         int stderr_sink, std::uint64_t cap)
+    : streams_{Stream{std::move(stdout_source), stdout_sink}, Stream{std::move(stderr_source), stderr_sink}},
+      left_(cap),
+      buffer_(std::make_unique<std::array<char, 64 * 1024>>()) {
+  for (auto& stream : streams_) {
+    ::fcntl(stream.source.get(), F_SETFL, ::fcntl(stream.source.get(), F_GETFL) | O_NONBLOCK);
+  }
+}
+
+OutputRelay::Moved OutputRelay::move_chunk(Stream& stream) {
+  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer_->size(), left_));
+  if (stream.splice) {
+    const ssize_t n = ::splice(stream.source.get(), nullptr, stream.sink, nullptr, want, SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      left_ -= static_cast<std::uint64_t>(n);
+      return Moved::some;
+    }
+    if (n == 0) return Moved::ended;
+    if (errno == EAGAIN || errno == EINTR) return Moved::none_yet;
+    if (errno != EINVAL) return Moved::ended;
+    stream.splice = false;  // a sink without splice support (a terminal, some files)
+  }
+  const ssize_t n = ::read(stream.source.get(), buffer_->data(), want);
+  if (n == 0) return Moved::ended;
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? Moved::none_yet : Moved::ended;
+  std::size_t done = 0;
+  while (done < static_cast<std::size_t>(n)) {
+    const ssize_t w = ::write(stream.sink, buffer_->data() + done, static_cast<std::size_t>(n) - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;  // the caller's side is gone: the bytes are dropped, the cap still counts
+    done += static_cast<std::size_t>(w);
+  }
+  left_ -= static_cast<std::uint64_t>(n);
+  return Moved::some;
+}
+
+void OutputRelay::cut() {
+  if (truncated_) return;
+  truncated_ = true;
+  spdlog::info("the tool's output reached the cap; its stdout and stderr are closed");
+  for (auto& stream : streams_) stream.source.reset();
+}
+
+// At the cap, output is "cut" only once the tool tries to write more than the cap: a tool that
+// wrote exactly the cap and stopped was not truncated.
+static bool has_pending(int fd) {
+  int queued = 0;
+  return ::ioctl(fd, FIONREAD, &queued) == 0 && queued > 0;
+}
+
+void OutputRelay::on_readable(int stream_index) {
+  Stream& stream = streams_[static_cast<std::size_t>(stream_index)];
+  if (!stream.source.valid()) return;
+  if (left_ == 0) {
+    if (has_pending(stream.source.get())) {
+      cut();
+    } else {
+      stream.source.reset();  // end of file: nothing was waiting
+    }
+    return;
+  }
+  if (move_chunk(stream) == Moved::ended) stream.source.reset();
+}
+
+void OutputRelay::drain() {
+  for (auto& stream : streams_) {
+    while (stream.source.valid() && left_ > 0 && move_chunk(stream) == Moved::some) {
+    }
+    if (stream.source.valid() && left_ == 0 && has_pending(stream.source.get())) cut();
+  }
+}
+
+}  // namespace jail

@@ -1,0 +1,47 @@
+// Parent side: the supervisor. One poll loop over the jail init's pidfd, the report socket, the
+// tool's seccomp listener, the pty relay, the output relay, the wall-clock deadline and (for the
+// CLI) a signalfd of the signals to forward. It runs in whichever thread calls wait/wait_for.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "jail/result.hpp"
+#include "outcome.hpp"
+#include "output_relay.hpp"
+#include "process_state.hpp"
+#include "seccomp/denials.hpp"
+#include "terminal_relay.hpp"
+
+namespace jail {
+
+class Supervisor {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit Supervisor(Process::State& state);
+
+  // Supervises until the jail has ended (true) or `until` has passed (false).
+  [[nodiscard]] bool run(std::optional<Clock::time_point> until);
+  // Once run() returned true: reap, read the cgroup, remove it, decide. Call once.
+  [[nodiscard]] Result finish();
+
+ private:
+  void on_reports();
+  void on_signals();
+  void on_deadline();
+  [[nodiscard]] int poll_timeout(std::optional<Clock::time_point> until) const;
+
+  Process::State& state_;
+  UniqueFd signals_;
+  std::unique_ptr<DenialHandler> denials_;
+  std::unique_ptr<TerminalRelay> terminal_;
+  std::unique_ptr<OutputRelay> output_;
+  // Wall-clock limit: SIGTERM at the deadline, SIGKILL after the grace.
+  std::optional<Clock::time_point> next_deadline_;
+  bool timed_out_ = false;
+  bool ended_ = false;
+};
+
+}  // namespace jail
