@@ -133,20 +133,25 @@ else
 fi
 
 # --- timeout: sleep 100 under --timeout 1s ends by 1 s + the 2 s grace ------------------------------
+# wall_ms is jail's own measure of the tool's run; seen from outside, jail's setup under software
+# emulation adds up to a few seconds more.
+between() { awk -v v="${1:-x}" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v >= lo && v <= hi) }'; }
 run_jail timeout --timeout 1s -- /bin/sleep 100
-if [ "$rc" = 124 ] && [ "$(field outcome "$st")" = timeout ] && [ "$cs" -le 300 ] && [ "$cs" -ge 95 ]; then
-  pass timeout "$(summary), wall_ms $(field wall_ms "$st")"
+wall=$(field wall_ms "$st")
+if [ "$rc" = 124 ] && [ "$(field outcome "$st")" = timeout ] && between "$wall" 950 3000 && [ "$cs" -le 600 ]; then
+  pass timeout "$(summary), wall_ms $wall (1 s + grace allows 3000)"
 else
-  fail timeout "want exit 124, outcome timeout within 1..3 s; got $(summary): $(why)"
+  fail timeout "want exit 124, outcome timeout, wall_ms 1000..3000; got $(summary), wall_ms ${wall:-none}: $(why)"
 fi
 
 # --- timeout: a tool that ignores SIGTERM is killed after the grace ---------------------------------
 run_jail timeout-ignores-term --timeout 1s -- /bin/busybox sh -c 'trap "" TERM; sleep 100; echo woke'
-if [ "$rc" = 124 ] && [ "$(field outcome "$st")" = timeout ] && [ "$cs" -ge 290 ] && [ "$cs" -le 450 ] &&
+wall=$(field wall_ms "$st")
+if [ "$rc" = 124 ] && [ "$(field outcome "$st")" = timeout ] && between "$wall" 2900 4000 && [ "$cs" -le 800 ] &&
   ! grep -q woke "$out"; then
-  pass timeout-ignores-term "$(summary) (1 s + 2 s grace), wall_ms $(field wall_ms "$st")"
+  pass timeout-ignores-term "$(summary), wall_ms $wall (1 s + 2 s grace, then SIGKILL)"
 else
-  fail timeout-ignores-term "want exit 124, outcome timeout after 3..4.5 s; got $(summary): $(why)"
+  fail timeout-ignores-term "want exit 124, outcome timeout, wall_ms 3000..4000; got $(summary), wall_ms ${wall:-none}: $(why)"
 fi
 
 # --- fail closed: a limit asked for where jail cannot enable controllers -----------------------------

@@ -79,6 +79,10 @@ if [ -n "$pkg" ]; then
       (cd "$cache" && apt-get download -q "${sandbox[@]}" "$pkg" >/dev/null)
     } || die "apt-get download $pkg failed"
     deb="$(ls -1 "$cache"/"${pkg}"_*.deb | tail -1)"
+    # Older kernels cached by earlier runs are of no further use.
+    for old in "$cache"/linux-image-*.deb; do
+      [ "$old" = "$deb" ] || rm -rf "$old" "${old%.deb}"
+    done
   fi
 else
   # No package lists (offline): a kernel downloaded by an earlier run still does.
