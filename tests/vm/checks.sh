@@ -59,9 +59,9 @@ run_jail() {
 # The caller's cgroup must be left as jail found it: no controllers enabled, no child, removable.
 left_as_found() {
   subtree=$(cat "$1/cgroup.subtree_control" 2>/dev/null)
-  [ -z "$subtree" ] || scope_trouble="$scope_trouble ${1#$CG/} kept subtree_control '$subtree';"
+  [ -z "$subtree" ] || scope_trouble="$scope_trouble ${1#"$CG"/} kept subtree_control '$subtree';"
   if ! rmdir "$1" 2>/dev/null; then
-    scope_trouble="$scope_trouble ${1#$CG/} not removable ($(ls -d "$1"/*/ 2>/dev/null | tr '\n' ' '));"
+    scope_trouble="$scope_trouble ${1#"$CG"/} not removable ($(ls -d "$1"/*/ 2>/dev/null | tr '\n' ' '));"
   fi
 }
 
@@ -189,7 +189,7 @@ if [ "$rc" = 137 ] && [ "$(field outcome "$st")" = oom ] && [ "${kills:-0}" -ge 
   [ "$scope_trouble" = "$scope_before" ]; then
   pass cgroup-parent "$(summary), oom_kill $kills in /jails.slice/memory.events, /jails.slice left as found"
 else
-  fail cgroup-parent "want exit 137, outcome oom counted in /jails.slice; got $(summary), oom_kill ${kills:-?}:${scope_trouble#$scope_before} $(why)"
+  fail cgroup-parent "want exit 137, outcome oom counted in /jails.slice; got $(summary), oom_kill ${kills:-?}:${scope_trouble#"$scope_before"} $(why)"
 fi
 
 # --- the caller's SIGTERM reaches the tool and jail still cleans up ---------------------------------
@@ -228,7 +228,7 @@ if [ "$rc" = 143 ] && [ "$(field outcome "$st")" = signaled ] && [ "$(field sign
   [ "$scope_trouble" = "$scope_before" ]; then
   pass caller-sigterm "SIGTERM to jail once the tool ran in its cgroup (after $(secs $((waited * 5)))): $(summary) after the signal, signal 15, scope left as found"
 else
-  fail caller-sigterm "want exit 143, outcome signaled by 15, scope left as found; got $(summary), signal $(field signal "$st"):${scope_trouble#$scope_before} $(why)"
+  fail caller-sigterm "want exit 143, outcome signaled by 15, scope left as found; got $(summary), signal $(field signal "$st"):${scope_trouble#"$scope_before"} $(why)"
 fi
 
 # --- many runs of every kind leave nothing behind ---------------------------------------------------

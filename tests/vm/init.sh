@@ -12,9 +12,9 @@ if [ "$1" != stage2 ]; then
   for entry in /*; do
     [ "$entry" = /newroot ] || cp -a "$entry" /newroot/
   done
+  # Should this fail, PID 1 ends, the kernel panics (panic=-1) and qemu exits (-no-reboot):
+  # the host reports that no summary came.
   exec switch_root /newroot /init stage2
-  echo "FAIL boot: switch_root failed"
-  poweroff -f
 fi
 
 echo  # the firmware's last line has no newline
