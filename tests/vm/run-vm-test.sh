@@ -53,7 +53,7 @@ if [ ${#need_packages[@]} -gt 0 ]; then
 fi
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "$busybox (package busybox-static) is missing"
-{ ldd "$busybox" 2>&1 || true; } | grep -q 'not a dynamic executable' ||
+{ ldd "$busybox" 2>&1 || true; } | grep -qE 'not a dynamic executable|statically linked' ||
   die "$busybox is dynamically linked; the VM needs the static one from busybox-static"
 
 # --- 2. Debian's kernel, downloaded and unpacked, never installed -------------------------------------
