@@ -192,15 +192,18 @@ else
   fail cgroup-parent "want exit 137, outcome oom counted in /jails.slice; got $(summary), oom_kill ${kills:-?}:${scope_trouble#"$scope_before"} $(why)"
 fi
 
-# --- the caller's SIGTERM reaches the tool and jail still cleans up ---------------------------------
+# --- the limits as the kernel holds them, then the caller's SIGTERM -----------------------------------
+# While the tool sleeps, read the jail's cgroup files; then SIGTERM jail as a caller would: the
+# signal reaches the tool and jail still removes everything.
 scopes=$((scopes + 1))
 scope=$CG/check-$scopes.scope
 mkdir "$scope"
 st=/tmp/sigterm.status.json
 err=/tmp/sigterm.err
 rm -f "$st"
-sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$scope" \
-  jail --no-cwd --status-file "$st" --pids 16 -- /bin/sleep 100 >/dev/null 2>"$err" &
+# busybox timeout execs its program in place, so $! is jail's pid.
+timeout -s KILL 60 sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$scope" \
+  jail --no-cwd --status-file "$st" --memory 64M --pids 16 --cpus 0.5 -- /bin/sleep 100 >/dev/null 2>"$err" &
 jail_pid=$!
 # Wait (at most 10 s) until the tool runs in the jail's cgroup.
 sleeping() {
@@ -214,19 +217,24 @@ while ! sleeping && [ $waited -lt 200 ]; do
   usleep 50000
   waited=$((waited + 1))
 done
+group=$(ls -d "$scope"/jail-[0-9]*/ 2>/dev/null | head -1)
+files="memory.max=$(cat "$group/memory.max" 2>/dev/null) memory.swap.max=$(cat "$group/memory.swap.max" 2>/dev/null)"
+files="$files pids.max=$(cat "$group/pids.max" 2>/dev/null) cpu.max=$(cat "$group/cpu.max" 2>/dev/null | tr ' ' /)"
+if [ "$files" = "memory.max=67108864 memory.swap.max=0 pids.max=16 cpu.max=50000/100000" ]; then
+  pass limits-written "--memory 64M --pids 16 --cpus 0.5 in ${group#"$CG"/}: $files"
+else
+  fail limits-written "want memory.max=67108864 memory.swap.max=0 pids.max=16 cpu.max=50000/100000 in ${group:-no jail cgroup}; got $files"
+fi
 t0=$(now_cs)
 kill -TERM $jail_pid
-( sleep 20; kill -KILL $jail_pid 2>/dev/null ) &
-guard=$!
 wait $jail_pid
 rc=$?
 cs=$(($(now_cs) - t0))
-kill $guard 2>/dev/null
 scope_before=$scope_trouble
 left_as_found "$scope"
 if [ "$rc" = 143 ] && [ "$(field outcome "$st")" = signaled ] && [ "$(field signal "$st")" = 15 ] &&
   [ "$scope_trouble" = "$scope_before" ]; then
-  pass caller-sigterm "SIGTERM to jail once the tool ran in its cgroup (after $(secs $((waited * 5)))): $(summary) after the signal, signal 15, scope left as found"
+  pass caller-sigterm "SIGTERM to jail once the tool ran (after $(secs $((waited * 5)))): $(summary) after the signal, signal 15, scope left as found"
 else
   fail caller-sigterm "want exit 143, outcome signaled by 15, scope left as found; got $(summary), signal $(field signal "$st"):${scope_trouble#"$scope_before"} $(why)"
 fi
