@@ -1,12 +1,15 @@
 #include "policy_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "policy/compile.hpp"
 #include "policy/diff.hpp"
+#include "policy/oci.hpp"
 #include "policy/policy.hpp"
 #include "policy/tools.hpp"
 
@@ -95,6 +98,59 @@ int diff(const std::string& before_file, const std::string& after_file) {
   return d.empty() ? 0 : 1;
 }
 
+// Writes to `path`, or stdout when it is empty; false (with the reason on stderr) on failure.
+bool write_output(const std::string& path, const std::string& text, std::string_view command) {
+  if (path.empty()) {
+    std::cout << text;
+    return true;
+  }
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    std::cerr << "jail policy " << command << ": cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
+
+// A Docker/Podman profile or OCI linux.seccomp → policy text.
+int import_profile(const std::string& file, const std::string& output, const std::string& kernel) {
+  std::ifstream in(file);
+  if (!in) {
+    std::cerr << "jail policy import: cannot read " << file << "\n";
+    return 1;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    policy::ImportTarget target;
+    target.kernel_release = kernel;
+    std::string text = policy::import_oci_seccomp(buf.str(), file, target);
+    return write_output(output, text, "import") ? 0 : 1;
+  } catch (const policy::ImportError& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+}
+
+// A policy's decisions → OCI linux.seccomp JSON, for runc, crun and runsc.
+int export_policy(const std::string& file, const std::string& output) {
+  policy::LoadResult loaded = policy::try_load_policy(file);
+  if (!loaded.policy) {
+    std::cerr << policy::format(loaded.diagnostics);
+    return 1;
+  }
+  try {
+    std::string text = policy::export_oci_seccomp(*loaded.policy).dump(2) + "\n";
+    return write_output(output, text, "export") ? 0 : 1;
+  } catch (const policy::ExportError& e) {
+    std::cerr << "jail policy export: cannot express " << file << " in OCI seccomp: " << e.what()
+              << "\n";
+    return 1;
+  }
+}
+
 }  // namespace
 
 int run_policy_command(int argc, char** argv) {
@@ -125,6 +181,21 @@ int run_policy_command(int argc, char** argv) {
   diff_cmd->add_option("BEFORE", diff_before, "policy file or shipped name")->required();
   diff_cmd->add_option("AFTER", diff_after, "policy file or shipped name")->required();
 
+  std::string import_file, import_output, import_kernel;
+  auto* import_cmd = app.add_subcommand(
+      "import", "a Docker/Podman seccomp profile or OCI linux.seccomp (JSON) as a policy");
+  import_cmd->add_option("FILE", import_file, "profile.json or an OCI config.json")->required();
+  import_cmd->add_option("-o,--output", import_output, "write the policy here (default: stdout)");
+  import_cmd->add_option("--kernel", import_kernel,
+                         "resolve minKernel for this release (default: this host's)");
+
+  std::string export_file, export_output, export_format = "oci";
+  auto* export_cmd =
+      app.add_subcommand("export", "a policy's decisions as OCI linux.seccomp JSON (runc, crun, runsc)");
+  export_cmd->add_option("FILE", export_file, "policy file or shipped name")->required();
+  export_cmd->add_option("--format", export_format, "oci")->check(CLI::IsMember({"oci"}));
+  export_cmd->add_option("-o,--output", export_output, "write the JSON here (default: stdout)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -135,6 +206,8 @@ int run_policy_command(int argc, char** argv) {
   if (*explain_cmd) return explain(explain_file, explain_syscalls, format);
   if (*bpf_cmd) return bpf(bpf_file, routing);
   if (*diff_cmd) return diff(diff_before, diff_after);
+  if (*import_cmd) return import_profile(import_file, import_output, import_kernel);
+  if (*export_cmd) return export_policy(export_file, export_output);
   return 2;
 }
 

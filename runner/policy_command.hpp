@@ -1,4 +1,4 @@
-// `jail policy check|explain|bpf`: the reviewer's tools on the command line.
+// `jail policy check|explain|bpf|diff|import|export`: the reviewer's tools on the command line.
 #pragma once
 
 namespace jail::runner {

@@ -23,7 +23,7 @@ struct RawFlags {
   std::optional<std::string> cwd, rootfs, tmpfs_size, status_file, log_file;
   std::optional<int> status_fd, log_fd;
   std::optional<std::string> max_output;
-  std::string stdin_mode = "inherit";
+  std::string stdin_mode = "inherit", runtime = "native", runsc_platform;
   std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
@@ -66,6 +66,10 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--max-open-files", f.max_open_files, "open files per process (RLIMIT_NOFILE)");
   one_each(app.add_option("--rlimit", f.rlimits, "NAME=VALUE or NAME=SOFT:HARD, e.g. nproc=64"));
   app.add_option("--cgroup-parent", f.cgroup_parent, "create the jail's cgroup under this cgroup path");
+  app.add_option("--runtime", f.runtime, "native, or runsc (gVisor's user-space kernel)")
+      ->check(CLI::IsMember({"native", "runsc"}))
+      ->capture_default_str();
+  app.add_option("--runsc-platform", f.runsc_platform, "runsc --platform (default ptrace)");
   app.add_option("--max-output", f.max_output,
                  "relay stdout+stderr and cut them after SIZE bytes (the tool gets EPIPE)");
   app.add_option("--stdin", f.stdin_mode, "inherit, or none (the tool reads /dev/null)")
@@ -301,7 +305,11 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   if (f.stdin_mode == "none") spec.input = Input::none;
   // A caller's terminal is never handed to the tool: with one on stdio, the tool gets a pty.
   const bool terminal = ::isatty(STDIN_FILENO) || ::isatty(STDOUT_FILENO) || ::isatty(STDERR_FILENO);
-  if (f.tty == "always" || (f.tty == "auto" && terminal)) {
+  spec.runtime = f.runtime == "runsc" ? Runtime::runsc : Runtime::native;
+  spec.runsc_platform = f.runsc_platform;
+  if (spec.runtime == Runtime::runsc) {
+    // gVisor's sentry owns the tool's terminal: its TIOCSTI never reaches the host's.
+  } else if (f.tty == "always" || (f.tty == "auto" && terminal)) {
     spec.stdio = Stdio::pty;
   } else if (f.tty == "never" && terminal) {
     spdlog::warn("--tty never with a terminal on stdio: the tool gets it in its own session, "

@@ -24,6 +24,7 @@
 #include "process_state.hpp"
 #include "rlimits.hpp"
 #include "root_layout.hpp"
+#include "runsc/sandbox.hpp"
 #include "seccomp/prepare.hpp"
 #include "spec_check.hpp"
 
@@ -130,6 +131,7 @@ cgroup::Group make_cgroup(const Spec& spec) {
 }  // namespace
 
 Process launch(const Spec& spec) {
+  if (spec.runtime == Runtime::runsc) return launch_runsc(spec);
   check_spec(spec);
   const Identity identity = choose_identity(spec, ::geteuid(), ::getegid());
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "runsc/sandbox.hpp"
 #include "setup_failure.hpp"
 
 namespace jail {
@@ -97,6 +98,15 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   }
   if (exited != nullptr) {
     fill_from_status(result, exited->detail);
+  } else if (state.runsc && WIFEXITED(record.init_status)) {
+    // runsc run exits with the container's status; a signal death comes back as 128+n.
+    const int code = WEXITSTATUS(record.init_status);
+    if (code > 128 && code < 128 + 65) {
+      result.outcome = Outcome::signaled;
+      result.signal = code - 128;
+    } else {
+      fill_from_status(result, record.init_status);
+    }
   } else if (WIFSIGNALED(record.init_status) &&
              (record.timed_out || WTERMSIG(record.init_status) == state.signal_sent)) {
     // The init itself was killed on purpose (Process::kill, or the timeout's SIGKILL).

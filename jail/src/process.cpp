@@ -9,6 +9,7 @@
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
 #include "process_state.hpp"
+#include "runsc/sandbox.hpp"
 #include "supervisor.hpp"
 
 namespace jail {

@@ -20,6 +20,7 @@
 namespace jail {
 
 class Supervisor;
+class RunscSandbox;
 
 // What a failure message needs to know about the run that failed.
 struct FailureContext {
@@ -55,6 +56,8 @@ struct Process::State {
   std::array<UniqueFd, 2> output_sources;
   std::optional<std::uint64_t> max_output_bytes;
   std::unique_ptr<Supervisor> supervisor;  // made by the first wait/wait_for
+  // With Runtime::runsc: the sandbox's bundle, state and id; the pidfd is `runsc run`'s.
+  std::unique_ptr<RunscSandbox> runsc;
   bool waited = false;
   int signal_sent = 0;  // the last signal sent through kill()
   std::chrono::steady_clock::time_point started;

@@ -27,6 +27,10 @@ enum class MountKind { bind, ro_bind, tmpfs };
 //           host talks to the tool through them).
 enum class Stdio { inherit, pty, pipe };
 
+// Who runs the tool: jail itself (namespaces, seccomp, cgroups) or gVisor's runsc, whose
+// user-space kernel stands between the tool and the host's.
+enum class Runtime { native, runsc };
+
 // What the tool reads: the caller's stdin (per Stdio), or nothing (/dev/null).
 enum class Input { inherit, none };
 
@@ -63,6 +67,8 @@ struct Spec {
   std::vector<Mount> mounts;
   std::uint64_t tmp_size_bytes = kDefaultTmpSizeBytes;
 
+  Runtime runtime = Runtime::native;
+  std::string runsc_platform;  // runsc --platform; empty: ptrace
   Stdio stdio = Stdio::inherit;
   Input input = Input::inherit;
   // With Stdio::inherit: stdout and stderr go through the supervisor, which stops relaying after

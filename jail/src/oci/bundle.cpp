@@ -1,0 +1,197 @@
+#include "oci/bundle.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "identity.hpp"
+#include "jail/error.hpp"
+#include "plan_builder.hpp"
+#include "rlimits.hpp"
+#include "root_layout.hpp"
+
+namespace jail::oci {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The same mounts a native run makes, from the same layout code, so the two back ends agree.
+struct Layout {
+  PlanBuilder builder;
+  Identity identity;
+};
+
+std::unique_ptr<Layout> native_layout(const Spec& spec) {
+  auto layout = std::make_unique<Layout>();
+  layout->identity = choose_identity(spec, ::geteuid(), ::getegid());
+  add_root_layout(layout->builder, spec, layout->identity);
+  layout->builder.finish();
+  return layout;
+}
+
+bool under_dev(const std::string& target) { return target == "/dev" || target.starts_with("/dev/"); }
+
+nlohmann::json mount_json(const child::MountOp& op, const OpDescription& description) {
+  nlohmann::json options = nlohmann::json::array({"nosuid"});
+  if (!op.allow_devices) options.push_back("nodev");
+  if (!op.allow_exec) options.push_back("noexec");
+  switch (op.kind) {
+    case child::OpKind::bind:
+      options.push_back("rbind");
+      options.push_back(op.read_only ? "ro" : "rw");
+      return {{"destination", description.target}, {"type", "bind"},
+              {"source", description.source}, {"options", options}};
+    case child::OpKind::tmpfs:
+      options.push_back(fmt::format("size={}", op.tmpfs_size));
+      options.push_back(fmt::format("mode={}", op.tmpfs_mode));
+      return {{"destination", description.target}, {"type", "tmpfs"}, {"source", "tmpfs"},
+              {"options", options}};
+    case child::OpKind::proc:
+      return {{"destination", description.target}, {"type", "proc"}, {"source", "proc"},
+              {"options", options}};
+    default:
+      return nullptr;
+  }
+}
+
+nlohmann::json rlimits_json(const Limits& limits) {
+  static const std::map<int, const char*> names = {
+      {RLIMIT_CORE, "RLIMIT_CORE"},   {RLIMIT_CPU, "RLIMIT_CPU"},       {RLIMIT_FSIZE, "RLIMIT_FSIZE"},
+      {RLIMIT_NOFILE, "RLIMIT_NOFILE"}, {RLIMIT_NPROC, "RLIMIT_NPROC"}, {RLIMIT_AS, "RLIMIT_AS"},
+      {RLIMIT_DATA, "RLIMIT_DATA"},   {RLIMIT_STACK, "RLIMIT_STACK"},   {RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK"},
+      {RLIMIT_LOCKS, "RLIMIT_LOCKS"}, {RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE"}, {RLIMIT_NICE, "RLIMIT_NICE"},
+      {RLIMIT_RTPRIO, "RLIMIT_RTPRIO"}, {RLIMIT_RTTIME, "RLIMIT_RTTIME"},
+      {RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING"}, {RLIMIT_RSS, "RLIMIT_RSS"}};
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& entry : rlimits_for(limits)) {
+    list.push_back({{"type", names.at(entry.resource)}, {"hard", entry.hard}, {"soft", entry.soft}});
+  }
+  return list;
+}
+
+nlohmann::json resources_json(const Limits& limits) {
+  nlohmann::json resources = nlohmann::json::object();
+  if (limits.memory_bytes) {
+    resources["memory"] = {{"limit", *limits.memory_bytes}, {"swap", *limits.memory_bytes}};
+  }
+  if (limits.pids) resources["pids"] = {{"limit", *limits.pids}};
+  if (limits.cpus) {
+    constexpr std::uint64_t period = 100'000;
+    resources["cpu"] = {{"period", period},
+                        {"quota", static_cast<std::int64_t>(*limits.cpus * period)}};
+  }
+  return resources;
+}
+
+void write_text(const fs::path& path, const char* data, std::size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data, static_cast<std::streamsize>(size));
+  if (!out) {
+    throw Error("bundle", errno, fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  }
+}
+
+// The bundle's rootfs holds what a native run creates on its tmpfs root: mount points, links and
+// the generated /etc files. Everything else comes in as mounts.
+void lay_out_rootfs(const Layout& layout, const fs::path& rootfs) {
+  const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
+  const auto& descriptions = layout.builder.descriptions();
+  fs::create_directories(rootfs);
+  for (std::size_t i = 0; i < plan.op_count; ++i) {
+    const child::MountOp& op = plan.ops[i];
+    const std::string& target = descriptions[i].target;
+    if (under_dev(target)) continue;
+    const fs::path path = rootfs / op.target;
+    fs::create_directories(path.parent_path());
+    switch (op.kind) {
+      case child::OpKind::symlink:
+        fs::create_symlink(op.source, path);
+        break;
+      case child::OpKind::file:
+        write_text(path, op.source, op.source_len);
+        break;
+      case child::OpKind::bind:
+        if (op.target_is_dir) {
+          fs::create_directories(path);
+        } else {
+          write_text(path, "", 0);
+        }
+        break;
+      default:
+        fs::create_directories(path);
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+nlohmann::json make_config(const Spec& spec, const std::string& root_path, const nlohmann::json& seccomp) {
+  const auto layout = native_layout(spec);
+  const child::Plan& plan = layout->builder.plan();
+  const auto& descriptions = layout->builder.descriptions();
+
+  nlohmann::json mounts = nlohmann::json::array();
+  for (std::size_t i = 0; i < plan.op_count; ++i) {
+    const child::MountOp& op = plan.ops[i];
+    // /dev is the runtime's own (runsc builds a minimal one); optional host entries that do not
+    // exist here are left out, as the native run skips them.
+    if (under_dev(descriptions[i].target)) continue;
+    if (op.kind == child::OpKind::bind && op.optional && !fs::exists(descriptions[i].source)) continue;
+    if (nlohmann::json mount = mount_json(op, descriptions[i]); !mount.is_null()) mounts.push_back(mount);
+  }
+
+  nlohmann::json namespaces = nlohmann::json::array(
+      {{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}, {{"type", "cgroup"}}});
+  if (spec.net == Net::none) namespaces.push_back({{"type", "network"}});
+
+  nlohmann::json empty = nlohmann::json::array();
+  nlohmann::json config = {
+      {"ociVersion", "1.0.2"},
+      {"process",
+       {{"terminal", false},
+        {"user", {{"uid", layout->identity.uid}, {"gid", layout->identity.gid}}},
+        {"args", spec.argv},
+        {"env", spec.env},
+        {"cwd", spec.cwd},
+        {"capabilities",
+         {{"bounding", empty}, {"effective", empty}, {"inheritable", empty}, {"permitted", empty},
+          {"ambient", empty}}},
+        {"rlimits", rlimits_json(spec.limits)},
+        {"noNewPrivileges", true}}},
+      {"root", {{"path", root_path}, {"readonly", true}}},
+      {"hostname", spec.hostname},
+      {"mounts", mounts},
+      {"linux",
+       {{"namespaces", namespaces},
+        {"resources", resources_json(spec.limits)},
+        {"maskedPaths", nlohmann::json::array({"/proc/kcore", "/proc/keys", "/proc/timer_list",
+                                               "/proc/sched_debug", "/sys/firmware"})},
+        {"readonlyPaths", nlohmann::json::array({"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"})}}}};
+  if (!seccomp.is_null()) config["linux"]["seccomp"] = seccomp;
+  return config;
+}
+
+void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    throw Error("bundle", error.value(),
+                fmt::format("cannot create bundle directory {}: {}", dir.string(), error.message()));
+  }
+  std::string root_path = "rootfs";
+  if (spec.rootfs) {
+    root_path = *spec.rootfs;
+  } else {
+    lay_out_rootfs(*native_layout(spec), dir / "rootfs");
+  }
+  const std::string text = make_config(spec, root_path, seccomp).dump(2) + "\n";
+  write_text(dir / "config.json", text.data(), text.size());
+}
+
+}  // namespace jail::oci

@@ -1,0 +1,24 @@
+// Parent side: an OCI runtime bundle (config.json + rootfs/) equivalent to a native run of the
+// same Spec — host-minimal root, binds, tmpfs, cwd, env, identity, rlimits, no capabilities,
+// no_new_privs, hostname, namespaces, the seccomp policy — for gVisor's runsc (and runc/crun).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "jail/spec.hpp"
+
+namespace jail::oci {
+
+// Writes DIR/config.json and DIR/rootfs (the mount points, links and generated /etc files of the
+// host-minimal root; a --rootfs directory is referenced, not copied). Throws jail::Error.
+// `seccomp` is the OCI linux.seccomp object, or null for none.
+void write_bundle(const Spec& spec, const std::filesystem::path& dir, const nlohmann::json& seccomp);
+
+// The config.json alone, for a rootfs at `root_path` (relative to the bundle or absolute).
+[[nodiscard]] nlohmann::json make_config(const Spec& spec, const std::string& root_path,
+                                         const nlohmann::json& seccomp);
+
+}  // namespace jail::oci

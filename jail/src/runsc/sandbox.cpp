@@ -1,0 +1,176 @@
+#include "runsc/sandbox.hpp"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cgroup/cgroup.hpp"
+#include "jail/error.hpp"
+#include "oci/bundle.hpp"
+#include "process_state.hpp"
+#include "seccomp/oci_export.hpp"
+#include "spec_check.hpp"
+
+namespace jail {
+namespace {
+
+struct Argv {
+  std::vector<std::string> words;
+  std::vector<char*> pointers;
+  char* const* data() {
+    pointers.clear();
+    for (auto& word : words) pointers.push_back(word.data());
+    pointers.push_back(nullptr);
+    return pointers.data();
+  }
+};
+
+// Post-clone: no allocation. Makes the prepared fds the child's stdio, closes the rest, execs.
+[[noreturn]] void exec_prepared(const char* path, char* const* argv, char* const* envp,
+                                const int (&stdio)[3]) {
+  // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
+  // runsc's own watchdog).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (stdio[fd] >= 0 && ::dup2(stdio[fd], fd) != fd) ::_exit(125);
+  }
+  ::syscall(SYS_close_range, 3, UINT_MAX, 0);
+  ::execve(path, argv, envp);
+  ::_exit(127);
+}
+
+// Runs a runsc command to completion (cleanup only; its output is not wanted).
+void run_quietly(Argv argv) {
+  static char* const envp[] = {const_cast<char*>("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nullptr};
+  const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  const int stdio[3] = {devnull, devnull, devnull};
+  char* const* args = argv.data();
+  const pid_t pid = ::fork();
+  if (pid == 0) exec_prepared(args[0], args, envp, stdio);
+  ::close(devnull);
+  int status = 0;
+  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+std::string random_id() {
+  std::random_device device;
+  return fmt::format("jail-{}-{:08x}{:08x}", ::getpid(), device(), device());
+}
+
+}  // namespace
+
+RunscSandbox::RunscSandbox(std::string runsc, TempDir dir, std::string id)
+    : runsc_(std::move(runsc)), dir_(std::move(dir)), id_(std::move(id)) {}
+
+RunscSandbox::~RunscSandbox() {
+  run_quietly(Argv{{runsc_, "--root", state_root(), "delete", "--force", id_}});
+}
+
+std::string RunscSandbox::bundle() const { return (dir_.path() / "bundle").string(); }
+std::string RunscSandbox::state_root() const { return (dir_.path() / "state").string(); }
+
+std::string find_runsc() {
+  for (const char* dir : {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin"}) {
+    const std::string path = std::string(dir) + "/runsc";
+    if (::access(path.c_str(), X_OK) == 0) return path;
+  }
+  throw Error("runsc", ENOENT,
+              "--runtime runsc: runsc (gVisor) is not installed; install the Debian package "
+              "`runsc` (apt-get install runsc), or run without --runtime");
+}
+
+Process launch_runsc(const Spec& spec) {
+  check_spec(spec);
+  if (::geteuid() != 0) {
+    throw Error("runsc", EPERM,
+                "--runtime runsc needs root here: runsc's sandbox sets up its own namespaces and "
+                "cgroups; run jail as root, or use the native runtime");
+  }
+  const std::string runsc = find_runsc();
+  auto state = std::make_unique<Process::State>();
+  state->runsc = std::make_unique<RunscSandbox>(runsc, TempDir("jail-runsc"), random_id());
+  const RunscSandbox& sandbox = *state->runsc;
+  const nlohmann::json seccomp = oci_seccomp_for(spec.policy);
+  oci::write_bundle(spec, sandbox.bundle(), seccomp);
+  std::filesystem::create_directories(sandbox.state_root());
+
+  const cgroup::Limits limits{spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus};
+  if (limits.any() || ::access("/sys/fs/cgroup", F_OK) == 0) {
+    try {
+      state->cgroup = cgroup::Group::create(limits, spec.cgroup_parent);
+    } catch (const cgroup::Error&) {
+      if (limits.any()) throw;
+    }
+  }
+
+  // gVisor's own threads count against the jail's pids and memory limits: give it headroom
+  // (see the README). jail owns the cgroup; runsc is told to leave cgroups alone.
+  Argv argv{{runsc, "--root", sandbox.state_root(), "--platform",
+             spec.runsc_platform.empty() ? "ptrace" : spec.runsc_platform, "--network",
+             spec.net == Net::host ? "host" : "none", "--ignore-cgroups"}};
+  if (!seccomp.is_null()) argv.words.emplace_back("--oci-seccomp");
+  for (const char* word : {"run", "--bundle"}) argv.words.emplace_back(word);
+  argv.words.push_back(sandbox.bundle());
+  argv.words.push_back(sandbox.id());
+  static char* const envp[] = {const_cast<char*>("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nullptr};
+
+  std::array<UniqueFd, 3> child_stdio;
+  if (spec.stdio == Stdio::pipe) {
+    for (int fd = 0; fd <= 2; ++fd) {
+      int ends[2];
+      if (::pipe2(ends, O_CLOEXEC) != 0) throw Error("pipe", errno, "cannot create a stdio pipe");
+      const bool tool_reads = fd == 0;
+      child_stdio[fd].reset(tool_reads ? ends[0] : ends[1]);
+      state->stdio_pipes[fd].reset(tool_reads ? ends[1] : ends[0]);
+    }
+  }
+  if (spec.input == Input::none) child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  const int stdio[3] = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()};
+  char* const* args = argv.data();
+
+  clone_args clone{};
+  int pidfd = -1;
+  clone.flags = CLONE_PIDFD;
+  clone.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
+  clone.exit_signal = SIGCHLD;
+  if (state->cgroup.v2_fd() >= 0) {
+    clone.flags |= CLONE_INTO_CGROUP;
+    clone.cgroup = static_cast<std::uint64_t>(state->cgroup.v2_fd());
+  }
+  state->started = std::chrono::steady_clock::now();
+  const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);
+  if (pid == 0) exec_prepared(args[0], args, envp, stdio);
+  if (pid < 0) throw Error("clone", errno, fmt::format("cannot start runsc: {}", std::strerror(errno)));
+  state->pid = static_cast<pid_t>(pid);
+  state->pidfd.reset(pidfd);
+  try {
+    state->cgroup.attach(state->pid);
+  } catch (...) {
+    ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+    int status = 0;
+    ::waitpid(state->pid, &status, 0);
+    throw;
+  }
+  state->limits = spec.limits;
+  state->forward_signals = spec.forward_signals;
+  state->context.command = spec.argv.front();
+  spdlog::debug("runsc sandbox {} (bundle {}), runsc pid {}", sandbox.id(), sandbox.bundle(), state->pid);
+  return Process(std::move(state));
+}
+
+}  // namespace jail

@@ -1,0 +1,39 @@
+// Parent side: the gVisor back end. The same Spec becomes an OCI bundle in a private directory,
+// run by `runsc run` with a private state root; the supervisor then watches the runsc process
+// like a native jail's init.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "jail/launch.hpp"
+#include "temp_dir.hpp"
+
+namespace jail {
+
+// Owns the bundle and state directories and the container id; removes the container (runsc
+// delete --force) and the directories when the run is over, whatever happened.
+class RunscSandbox {
+ public:
+  RunscSandbox(std::string runsc, TempDir dir, std::string id);
+  RunscSandbox(const RunscSandbox&) = delete;
+  RunscSandbox& operator=(const RunscSandbox&) = delete;
+  ~RunscSandbox();
+
+  [[nodiscard]] const std::string& runsc() const { return runsc_; }
+  [[nodiscard]] const std::string& id() const { return id_; }
+  [[nodiscard]] std::string bundle() const;
+  [[nodiscard]] std::string state_root() const;
+
+ private:
+  std::string runsc_;
+  TempDir dir_;
+  std::string id_;
+};
+
+// The runsc binary on the usual paths; throws jail::Error naming the package when missing.
+[[nodiscard]] std::string find_runsc();
+
+[[nodiscard]] Process launch_runsc(const Spec& spec);
+
+}  // namespace jail
