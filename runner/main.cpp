@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "doctor.hpp"
+#include "export_command.hpp"
 #include "logging.hpp"
 #include "policy_command.hpp"
 #include "run_command.hpp"
@@ -22,7 +23,8 @@ int dispatch(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "policy") == 0) return jail::runner::run_policy_command(argc - 1, argv + 1);
 
   int first = 1;
-  if (argc >= 2 && std::strcmp(argv[1], "run") == 0) first = 2;
+  const bool export_oci = argc >= 2 && std::strcmp(argv[1], "export-oci") == 0;
+  if (argc >= 2 && (std::strcmp(argv[1], "run") == 0 || export_oci)) first = 2;
   std::vector<std::string> options;
   std::vector<std::string> command;
   bool after_separator = false;
@@ -46,6 +48,7 @@ int dispatch(int argc, char** argv) {
     spdlog::error("no command after '--': write jail [OPTIONS] -- COMMAND [ARGS...]");
     return kSetupFailed;
   }
+  if (export_oci) return jail::runner::export_oci_command(options, command);
   return jail::runner::run_command(options, command);
 }
 
