@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "policy/describe.hpp"
@@ -75,11 +76,15 @@ bool DenialHandler::handle_one(int init_pidfd) {
       response.error = -EPERM;
       break;
   }
-  const std::string text = policy::describe_decision(request.data, decision);
+  // "ptrace(PTRACE_ATTACH, 1) in pid 7 by policy python.policy:12 → killed"
+  std::string text = policy::describe_decision(request.data, decision);
+  if (const auto by = text.find(" by policy "); by != std::string::npos) {
+    text.insert(by, fmt::format(" in pid {}", record.pid));
+  }
   if (decision.action.kind == policy::ActionKind::log) {
-    spdlog::info("allowed and logged {} in pid {}", text, record.pid);
+    spdlog::info("allowed and logged {}", text);
   } else {
-    spdlog::warn("denied {} in pid {}", text, record.pid);
+    spdlog::warn("denied {}", text);
     ++denials_.count;
     if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
     if (fatal && !violation_) violation_ = record;
