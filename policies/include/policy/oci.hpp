@@ -1,0 +1,54 @@
+// Seccomp profile interchange with OCI runtimes (runc, crun, runsc) and Docker/Podman: the
+// `linux.seccomp` object of a config.json, or a Docker-style profile with archMap and
+// includes/excludes, read into a policy and written back out.
+//
+// The two languages mean different things by several rules, and both directions honour
+// libseccomp's reading of a profile: the comparisons of one entry are ANDed; entries of one
+// syscall are alternatives with no order; the first entry without conditions decides the
+// whole syscall (libseccomp drops later entries and earlier conditional ones); an entry whose
+// action is the default has no effect (libseccomp refuses it, runc skips it); one comparison
+// per argument per entry. A profile whose meaning depends on an order libseccomp does not
+// define, or a policy that cannot be written in those terms, is refused with the reason.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/policy.hpp"
+
+namespace jail::policy {
+
+// What includes/excludes are resolved against.
+struct ImportTarget {
+  // "6.18.0-…" as uname(2) reports it; empty means this host's.
+  std::string kernel_release;
+  // CAP_* names the tool holds. The jail's tool holds none, so entries that need one drop out.
+  std::vector<std::string> capabilities;
+};
+
+// The message says what is wrong and where ("docker.json:12:5: …", "syscalls[3].args[0].op: …").
+class ImportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// JSON text → policy text: a header naming the source, `default …`, then rules in the
+// profile's order with its comments kept as `#` lines. `source_name` is shown in the header and
+// in error messages. Throws ImportError.
+[[nodiscard]] std::string import_oci_seccomp(std::string_view json_text,
+                                             std::string_view source_name,
+                                             const ImportTarget& target = {});
+
+class ExportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The policy's decisions — baseline included — as an OCI `linux.seccomp` object for x86_64.
+// Throws ExportError naming the syscall and rule when libseccomp cannot express them exactly.
+[[nodiscard]] nlohmann::json export_oci_seccomp(const Policy& policy);
+
+}  // namespace jail::policy

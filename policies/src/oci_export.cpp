@@ -1,0 +1,145 @@
+// Policy → OCI linux.seccomp. A policy is first-match; libseccomp is not, so each syscall's
+// rules are turned into regions — the arguments where rule i decides, i.e. its condition and
+// the negation of every earlier rule with another action — and each region is written as
+// libseccomp rules (one comparison per argument) whose union is exactly that region.
+// Regions of the default action need no rule. Nothing is approximated: what has no exact
+// form is refused.
+#include <map>
+
+#include "oci_conditions.hpp"
+#include "policy/oci.hpp"
+#include "policy/syscalls.hpp"
+
+namespace jail::policy {
+namespace {
+
+namespace d = detail;
+using nlohmann::json;
+
+void put_action(json& j, const Action& a, const char* action_key, const char* errno_key) {
+  switch (a.kind) {
+    case ActionKind::allow:
+      j[action_key] = "SCMP_ACT_ALLOW";
+      return;
+    case ActionKind::errno_code:
+      j[action_key] = "SCMP_ACT_ERRNO";
+      j[errno_key] = a.errno_value;
+      return;
+    case ActionKind::kill:
+      j[action_key] = "SCMP_ACT_KILL_PROCESS";
+      return;
+    case ActionKind::log:
+      j[action_key] = "SCMP_ACT_LOG";
+      return;
+    case ActionKind::trap:
+      j[action_key] = "SCMP_ACT_TRAP";
+      return;
+  }
+}
+
+std::string at(const Rule& r) {
+  return r.where.file + ":" + std::to_string(r.where.line);
+}
+
+struct Piece {
+  Action action;
+  d::Conjunction region;
+  const Rule* rule;
+};
+
+// Where each reachable rule of one syscall decides, for the actions other than the default.
+std::vector<Piece> pieces_for(const Policy& p, int nr) {
+  std::vector<Piece> out;
+  std::vector<std::pair<const Rule*, std::vector<d::Conjunction>>> earlier;
+  for (const Rule* r : p.rules_for(nr)) {
+    try {
+      std::vector<d::Conjunction> region =
+          r->condition ? d::to_dnf(*r->condition, false) : std::vector<d::Conjunction>{{}};
+      // An earlier rule with the same action needs no negation: where it matches, it (or a
+      // rule before it) already decides, and the union of the two regions is the same.
+      for (const auto& [prev, negation] : earlier)
+        if (prev->action != r->action) region = d::conjoin(region, negation);
+      if (r->action != p.default_action)
+        for (auto& c : region) out.push_back(Piece{r->action, std::move(c), r});
+      if (!r->condition) break;
+      earlier.emplace_back(r, d::to_dnf(*r->condition, true));
+    } catch (const d::InexpressibleCondition& e) {
+      throw ExportError(at(*r) + ": " + syscall_name(nr) + " if " + r->condition_text +
+                        ": no exact OCI form: " + e.what());
+    }
+  }
+  return out;
+}
+
+json args_json(const d::Conjunction& c) {
+  json args = json::array();
+  for (const auto& a : c) {
+    d::OciArg oci = d::to_oci(a);
+    json j;
+    j["index"] = a.arg;
+    j["value"] = oci.value;
+    j["valueTwo"] = oci.value_two;
+    j["op"] = std::string(d::oci_op_name(oci.op));
+    args.push_back(j);
+  }
+  return args;
+}
+
+}  // namespace
+
+json export_oci_seccomp(const Policy& policy) {
+  json out;
+  put_action(out, policy.default_action, "defaultAction", "defaultErrnoRet");
+  // Native only, as the jail runs: libseccomp applies the runtime's bad-architecture action
+  // to other architectures.
+  out["architectures"] = json::array({"SCMP_ARCH_X86_64"});
+  std::vector<std::pair<Action, std::vector<std::string>>> whole;  // decided without conditions
+  json conditional = json::array();
+  for (int nr : policy.syscalls()) {
+    std::string name = syscall_name(nr);
+    std::vector<Piece> pieces = pieces_for(policy, nr);
+    auto everything = std::find_if(pieces.begin(), pieces.end(),
+                                   [](const Piece& piece) { return piece.region.empty(); });
+    if (everything != pieces.end()) {
+      // Only possible when no earlier rule had another action, so this one action is all.
+      for (const auto& piece : pieces)
+        if (piece.action != everything->action)
+          throw ExportError(at(*piece.rule) + ": " + name +
+                            ": an unconditional rule next to another action (a bug in export)");
+      auto slot = std::find_if(whole.begin(), whole.end(),
+                               [&](const auto& w) { return w.first == everything->action; });
+      if (slot == whole.end()) slot = whole.insert(whole.end(), {everything->action, {}});
+      slot->second.push_back(name);
+      continue;
+    }
+    for (const auto& piece : pieces) {
+      std::vector<d::Conjunction> rules;
+      try {
+        rules = d::as_seccomp_rules(piece.region);
+      } catch (const d::InexpressibleCondition& e) {
+        throw ExportError(at(*piece.rule) + ": " + name + " if " + piece.rule->condition_text +
+                          ": no exact OCI form: " + e.what());
+      }
+      for (const auto& r : rules) {
+        json entry;
+        entry["names"] = json::array({name});
+        put_action(entry, piece.action, "action", "errnoRet");
+        entry["args"] = args_json(r);
+        entry["comment"] = "from " + at(*piece.rule);
+        conditional.push_back(entry);
+      }
+    }
+  }
+  json syscalls = json::array();
+  for (const auto& [action, names] : whole) {
+    json entry;
+    entry["names"] = names;
+    put_action(entry, action, "action", "errnoRet");
+    syscalls.push_back(entry);
+  }
+  for (auto& e : conditional) syscalls.push_back(std::move(e));
+  out["syscalls"] = syscalls;
+  return out;
+}
+
+}  // namespace jail::policy

@@ -1,0 +1,490 @@
+// OCI / Docker / Podman seccomp profiles in and out: the real Docker and Podman profiles
+// import, the imported Docker policy runs real programs in the kernel and denies what Docker
+// denies, import → export → import keeps every decision, and what has no faithful form is
+// refused with the reason.
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "kernel_harness.hpp"
+#include "policy/evaluate.hpp"
+#include "policy/oci.hpp"
+#include "policy/syscalls.hpp"
+#include "policy/tools.hpp"
+#include "policy_command.hpp"
+
+namespace jail::policy {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+// The real profiles live beside the repository (shared/fixtures/seccomp), not in it.
+std::string fixture(const std::string& name) {
+  std::string path = std::string(SECCOMP_FIXTURES_DIR) + "/" + name;
+  if (!fs::exists(path))
+    ADD_FAILURE() << "missing test input " << path
+                  << ": the seccomp fixtures are expected in shared/fixtures/seccomp beside the "
+                     "repository (<repo>/../shared)";
+  return path;
+}
+
+std::string sample(const std::string& name) {
+  return std::string(POLICY_SAMPLES_DIR) + "/" + name;
+}
+
+// Imported with a fixed kernel so the text does not depend on the machine.
+Policy import_file(const std::string& path, const std::string& kernel = "6.18.0") {
+  ImportTarget target;
+  target.kernel_release = kernel;
+  std::string text = import_oci_seccomp(read_file(path), fs::path(path).filename().string(), target);
+  return parse_policy(text, fs::path(path).filename().string() + ".policy");
+}
+
+Policy import_json(const json& j, const std::string& name) {
+  ImportTarget target;
+  target.kernel_release = "6.18.0";
+  return parse_policy(import_oci_seccomp(j.dump(), name, target), name + ".policy");
+}
+
+Decision decide(const Policy& p, int nr, const std::array<std::uint64_t, 6>& args) {
+  seccomp_data d{};
+  d.nr = nr;
+  d.arch = AUDIT_ARCH_X86_64;
+  for (int i = 0; i < 6; ++i) d.args[i] = args[static_cast<std::size_t>(i)];
+  return evaluate(p, d);
+}
+
+void collect(const Condition& c, std::map<int, std::set<std::uint64_t>>& values) {
+  if (c.kind != Condition::Kind::compare) {
+    for (const auto& op : c.operands) collect(op, values);
+    return;
+  }
+  auto& s = values[c.arg];
+  const std::uint64_t high = std::uint64_t{1} << 32;
+  for (std::uint64_t v : {c.value, c.value - 1, c.value + 1, c.value | ~c.mask, c.mask,
+                          c.value ^ (c.mask & (~c.mask + 1)), c.value | high, c.value + high,
+                          (c.value - 1) & c.mask, (c.value + 1) & c.mask})
+    s.insert(v);
+}
+
+// Argument vectors that sit on both sides of every comparison either policy makes for `nr`:
+// each constant, its neighbours, its bits under and outside the mask, and high halves set;
+// one argument at a time and every pair of arguments.
+std::vector<std::array<std::uint64_t, 6>> probes(int nr, const Policy& a, const Policy& b) {
+  std::map<int, std::set<std::uint64_t>> values;
+  for (const Policy* p : {&a, &b})
+    for (const Rule* r : p->rules_for(nr))
+      if (r->condition) collect(*r->condition, values);
+  std::vector<std::array<std::uint64_t, 6>> out = {{}, {~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL}};
+  for (auto& [arg, vs] : values) {
+    vs.insert(0);
+    vs.insert(~0ULL);
+    for (std::uint64_t v : vs) {
+      std::array<std::uint64_t, 6> x{};
+      x[static_cast<std::size_t>(arg)] = v;
+      out.push_back(x);
+    }
+  }
+  for (auto i = values.begin(); i != values.end(); ++i)
+    for (auto j = std::next(i); j != values.end(); ++j)
+      for (std::uint64_t vi : i->second)
+        for (std::uint64_t vj : j->second) {
+          std::array<std::uint64_t, 6> x{};
+          x[static_cast<std::size_t>(i->first)] = vi;
+          x[static_cast<std::size_t>(j->first)] = vj;
+          out.push_back(x);
+        }
+  return out;
+}
+
+// Every syscall number the table knows, plus a few past its end.
+std::vector<int> every_syscall() {
+  std::set<int> nrs;
+  for (const auto& name : all_syscall_names())
+    if (auto nr = syscall_number(name); nr && *nr >= 0) nrs.insert(*nr);
+  int top = nrs.empty() ? 0 : *nrs.rbegin();
+  for (int nr = 0; nr <= top + 8; ++nr) nrs.insert(nr);
+  return {nrs.begin(), nrs.end()};
+}
+
+// Only the rules of one syscall, so evaluate() does not scan thousands of others per probe.
+Policy only(const Policy& p, int nr) {
+  Policy out;
+  out.default_action = p.default_action;
+  for (const Rule* r : p.rules_for(nr)) out.rules.push_back(*r);
+  return out;
+}
+
+void expect_same_decisions(const Policy& a, const Policy& b) {
+  std::size_t checked = 0;
+  for (int nr : every_syscall()) {
+    Policy pa = only(a, nr), pb = only(b, nr);
+    for (const auto& args : probes(nr, pa, pb)) {
+      Action x = decide(pa, nr, args).action, y = decide(pb, nr, args).action;
+      ++checked;
+      if (x == y) continue;
+      ADD_FAILURE() << syscall_name(nr) << "(" << std::hex << args[0] << ", " << args[1] << ", "
+                    << args[2] << ", …): " << to_string(x) << " vs " << to_string(y);
+      return;
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
+// libseccomp's reading of an OCI profile, for checking export without import: the first
+// entry without args decides its syscall; otherwise the matching entries, which must agree.
+Action oci_decide(const json& profile, const std::string& name,
+                  const std::array<std::uint64_t, 6>& args) {
+  auto action_of = [](const json& j, const char* key, const char* errno_key) {
+    std::string a = j[key];
+    if (a == "SCMP_ACT_ALLOW") return Action{ActionKind::allow, 0};
+    if (a == "SCMP_ACT_KILL_PROCESS") return Action{ActionKind::kill, 0};
+    if (a == "SCMP_ACT_LOG") return Action{ActionKind::log, 0};
+    if (a == "SCMP_ACT_TRAP") return Action{ActionKind::trap, 0};
+    return Action{ActionKind::errno_code, j[errno_key].get<std::uint16_t>()};
+  };
+  std::optional<Action> matched;
+  for (const auto& e : profile["syscalls"]) {
+    bool named = false;
+    for (const auto& n : e["names"]) named = named || n == name;
+    if (!named) continue;
+    Action a = action_of(e, "action", "errnoRet");
+    if (!e.contains("args") || e["args"].empty()) return a;
+    bool all = true;
+    for (const auto& c : e["args"]) {
+      std::uint64_t x = args[c["index"].get<std::size_t>()];
+      std::uint64_t v = c["value"], v2 = c["valueTwo"];
+      std::string op = c["op"];
+      bool ok = op == "SCMP_CMP_EQ"   ? x == v
+                : op == "SCMP_CMP_NE" ? x != v
+                : op == "SCMP_CMP_LT" ? x < v
+                : op == "SCMP_CMP_LE" ? x <= v
+                : op == "SCMP_CMP_GT" ? x > v
+                : op == "SCMP_CMP_GE" ? x >= v
+                                      : (x & v) == v2;
+      all = all && ok;
+    }
+    if (!all) continue;
+    EXPECT_TRUE(!matched || *matched == a) << name << ": entries with different actions overlap";
+    matched = a;
+  }
+  return matched.value_or(action_of(profile, "defaultAction", "defaultErrnoRet"));
+}
+
+void expect_export_matches(const Policy& p) {
+  json out = export_oci_seccomp(p);
+  for (int nr : p.syscalls()) {
+    Policy pn = only(p, nr);
+    std::string name = syscall_name(nr);
+    json mine = out;
+    mine["syscalls"] = json::array();
+    for (const auto& e : out["syscalls"])
+      for (const auto& n : e["names"])
+        if (n == name) mine["syscalls"].push_back(e);
+    for (const auto& args : probes(nr, pn, pn))
+      ASSERT_EQ(to_string(oci_decide(mine, name, args)), to_string(decide(pn, nr, args).action))
+          << name << "(" << std::hex << args[0] << ", " << args[1] << ", " << args[2] << ")";
+  }
+}
+
+TEST(OciImport, DockerProfileReadsForThisKernelWithoutCapabilities) {
+  std::string text = import_oci_seccomp(read_file(fixture("docker-default.json")),
+                                        "docker-default.json", ImportTarget{"6.18.0", {}});
+  EXPECT_NE(text.find("# Imported from docker-default.json"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndefault errno EPERM\n"), std::string::npos);
+  EXPECT_NE(text.find("allow socket if arg0 < 38\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("allow personality if arg0 == 0xffffffff\n"), std::string::npos);
+  EXPECT_NE(text.find("allow clone if (arg0 & 0x7e020000) == 0\n"), std::string::npos);
+  EXPECT_NE(text.find("errno ENOSYS clone3\n"), std::string::npos);
+  // Kept: minKernel 4.8 ≤ 6.18, with a line above the dangerous names for lint.
+  EXPECT_NE(text.find("allow process_vm_readv process_vm_writev ptrace\n"), std::string::npos);
+  // Left out: capabilities, other architectures, with the entry's comment kept.
+  EXPECT_NE(text.find("# Left out: syscalls[17] (bpf clone clone3"), std::string::npos);
+  EXPECT_NE(text.find("needs CAP_SYS_ADMIN (the jail's tool has no capabilities)"),
+            std::string::npos);
+  EXPECT_NE(text.find("only for s390, s390x — s390 parameter ordering for clone is different"),
+            std::string::npos);
+  EXPECT_NE(text.find("SCMP_ARCH_X86, SCMP_ARCH_X32, SCMP_ARCH_AARCH64"), std::string::npos);
+
+  Policy p = parse_policy(text, "docker.policy");
+  EXPECT_FALSE(has_errors(lint(p))) << format(lint(p));
+  auto action = [&](const char* name, std::array<std::uint64_t, 6> args = {}) {
+    return to_string(decide(p, *syscall_number(name), args).action);
+  };
+  EXPECT_EQ(action("read"), "allow");
+  EXPECT_EQ(action("sethostname"), "errno EPERM");
+  EXPECT_EQ(action("mount"), "errno EPERM");
+  EXPECT_EQ(action("bpf"), "errno EPERM");
+  EXPECT_EQ(action("socket", {40}), "errno EPERM");  // AF_VSOCK
+  EXPECT_EQ(action("socket", {2}), "allow");
+  EXPECT_EQ(action("clone", {SIGCHLD}), "allow");
+  EXPECT_EQ(action("unshare", {CLONE_NEWUSER}), "kill");  // the baseline, before Docker's rules
+  EXPECT_EQ(action("ptrace"), "allow");
+
+  // On a kernel older than 4.8 the ptrace entry drops out.
+  Policy old = import_file(fixture("docker-default.json"), "4.4.0");
+  EXPECT_EQ(to_string(decide(old, *syscall_number("ptrace"), {}).action), "errno EPERM");
+}
+
+TEST(OciImport, PodmanProfileFollowsLibseccompForRepeatedNames) {
+  Policy p = import_file(fixture("podman-default.json"));
+  auto action = [&](const char* name, std::array<std::uint64_t, 6> args = {}) {
+    return to_string(decide(p, *syscall_number(name), args).action);
+  };
+  EXPECT_EQ(to_string(p.default_action), "errno ENOSYS");
+  EXPECT_EQ(action("read"), "allow");
+  EXPECT_EQ(action("chroot"), "errno EPERM");
+  EXPECT_EQ(action("socket", {16, 3, 9}), "errno EINVAL");  // NETLINK_AUDIT
+  EXPECT_EQ(action("socket", {16, 3, 0}), "allow");
+  // setns is allowed by the big list and denied by a later entry: libseccomp keeps the first
+  // rule without conditions, so it is allowed, and the text says why.
+  EXPECT_EQ(action("setns"), "allow");
+  std::string text = import_oci_seccomp(read_file(fixture("podman-default.json")),
+                                        "podman-default.json", ImportTarget{"6.18.0", {}});
+  EXPECT_NE(text.find("# syscalls[16] does not apply to setns: syscalls[1] decides it without "
+                      "conditions"),
+            std::string::npos)
+      << text;
+}
+
+TEST(OciImport, KeepsCommentsAndMapsEveryActionAndComparison) {
+  std::string text = import_oci_seccomp(read_file(sample("oci_commented.json")),
+                                        "oci_commented.json", ImportTarget{"6.18.0", {}});
+  for (const char* line : {
+           "# plain I/O and exiting\nallow read write close exit exit_group brk fstat "
+           "rt_sigreturn\n",
+           "# debuggers are not welcome\n# not even strace\n# SCMP_ACT_KILL_THREAD kills one "
+           "thread in libseccomp; the jail kills the whole process.\nkill ptrace\n",
+           "# unix sockets only\nallow socket if arg0 == 1\n",
+           "errno EAFNOSUPPORT socket if arg0 != 1 && arg1 <= 2\n",
+           "# no executable mappings\nallow mmap if (arg2 & 4) == 0\n",
+           "log mprotect if (arg2 & 4) == 4\n",
+           "allow lseek if arg2 < 2\n",
+           "trap lseek if arg2 >= 3\n",
+           "allow dup3 if arg2 > 0\n",
+           "# a tracer would decide\n# SCMP_ACT_TRACE: no tracer is attached in the jail, and "
+           "then the kernel fails the call with ENOSYS.\nerrno ENOSYS kill\n",
+           "only with a capability",
+           "has the default's action: libseccomp refuses such rules and runc skips them",
+           "# syscalls[13] does not apply to gettid: syscalls[12] decides it",
+           "SCMP_ARCH_X86, SCMP_ARCH_X32",
+       })
+    EXPECT_NE(text.find(line), std::string::npos) << "missing:\n" << line << "\nin:\n" << text;
+  Policy p = parse_policy(text, "commented.policy");
+  EXPECT_EQ(to_string(decide(p, *syscall_number("getpid"), {}).action), "allow");
+  EXPECT_EQ(to_string(decide(p, *syscall_number("gettid"), {}).action), "allow");
+  EXPECT_EQ(to_string(decide(p, *syscall_number("lseek"), {0, 0, 2}).action), "errno ENOSYS");
+}
+
+TEST(OciImport, ReadsTheSeccompObjectOfAnOciConfig) {
+  Policy p = import_file(sample("oci_config.json"));
+  EXPECT_EQ(to_string(p.default_action), "kill");
+  EXPECT_EQ(to_string(decide(p, *syscall_number("openat"), {}).action), "errno EACCES");
+  EXPECT_EQ(to_string(decide(p, *syscall_number("write"), {}).action), "allow");
+}
+
+TEST(OciImport, RefusesWhatHasNoDefinedMeaning) {
+  auto error_of = [](const std::string& path) -> std::string {
+    try {
+      (void)import_oci_seccomp(read_file(path), fs::path(path).filename().string());
+    } catch (const ImportError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(sample("oci_bad.json")),
+            "oci_bad.json:4:25: invalid JSON: syntax error while parsing object - unexpected "
+            "string literal; expected '}'\n"
+            "    { \"names\": [\"read\"] \"action\": \"SCMP_ACT_ALLOW\" }\n"
+            "                        ^");
+  std::string amb = error_of(sample("oci_ambiguous.json"));
+  EXPECT_NE(amb.find("oci_ambiguous.json: syscalls[0] and syscalls[1]: both match socket when "
+                     "arg0 == 16 && "),
+            std::string::npos)
+      << amb;
+  EXPECT_NE(amb.find("libseccomp does not order conditional rules"), std::string::npos) << amb;
+  std::string dbl = error_of(sample("oci_double_arg.json"));
+  EXPECT_NE(dbl.find("syscalls[0].args[1]: a second comparison of arg2 in one entry: libseccomp "
+                     "refuses that rule (EINVAL)"),
+            std::string::npos)
+      << dbl;
+  auto refused = [](const json& j) -> std::string {
+    try {
+      (void)import_oci_seccomp(j.dump(), "x.json");
+    } catch (const ImportError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(refused(json{{"defaultAction", "SCMP_ACT_NOTIFY"}}).find("listener agent"),
+            std::string::npos);
+  EXPECT_NE(refused(json{{"defaultAction", "SCMP_ACT_ERRNO"}, {"defaultErrnoRet", 0}})
+                .find("errno 0 fakes success"),
+            std::string::npos);
+  EXPECT_NE(refused(json{{"ociVersion", "1.0.2"}}).find("not a seccomp profile"),
+            std::string::npos);
+  EXPECT_NE(refused(json::parse(R"({"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names":
+            ["read"], "action": "SCMP_ACT_ALOW"}]})"))
+                .find("x.json: syscalls[0].action: unknown action 'SCMP_ACT_ALOW'"),
+            std::string::npos);
+}
+
+TEST(OciRoundTrip, ImportExportImportKeepsEveryDecision) {
+  for (const std::string& path :
+       {fixture("docker-default.json"), fixture("podman-default.json"),
+        sample("oci_commented.json"), sample("oci_config.json")}) {
+    SCOPED_TRACE(path);
+    Policy first = import_file(path);
+    json exported = export_oci_seccomp(first);
+    Policy second = import_json(exported, "exported.json");
+    expect_same_decisions(first, second);
+    expect_export_matches(first);
+  }
+}
+
+TEST(OciRoundTrip, ShippedPoliciesExportFaithfully) {
+  for (const auto& name : shipped_policy_names()) {
+    SCOPED_TRACE(name);
+    Policy p = load_policy(name);
+    json exported = export_oci_seccomp(p);
+    EXPECT_EQ(exported["architectures"], json::array({"SCMP_ARCH_X86_64"}));
+    expect_export_matches(p);
+    expect_same_decisions(p, import_json(exported, name + ".json"));
+  }
+}
+
+TEST(OciExport, WritesTheBaselineAndRefusesWhatLibseccompCannotSay) {
+  json out = export_oci_seccomp(load_policy("minimal"));
+  EXPECT_EQ(out["defaultAction"], "SCMP_ACT_KILL_PROCESS") << out.dump(2);
+  bool unshare_kill = false;
+  for (const auto& e : out["syscalls"])
+    unshare_kill = unshare_kill || (e["names"] == json::array({"unshare"}) &&
+                                    e["action"] == "SCMP_ACT_KILL_PROCESS");
+  EXPECT_TRUE(unshare_kill) << out.dump(2);
+  try {
+    (void)export_oci_seccomp(load_policy(sample("oci_unexportable.policy")));
+    ADD_FAILURE() << "exported a policy libseccomp cannot express in bounded size";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find("oci_unexportable.policy:4: read if (arg0 & 0xffffffff) "
+                                         "!= 1 && (arg1 & 0xffffffff) != 2 && (arg2 & 0xffffffff) "
+                                         "!= 3: no exact OCI form: the conditions expand to more "
+                                         "than 4096 libseccomp rules"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+const Program& docker_program() {
+  static const Program prog =
+      compile(import_file(fixture("docker-default.json")), Routing::direct);
+  return prog;
+}
+
+TEST(OciKernel, ImportedDockerProfileDeniesNamespacesAndHostname) {
+  EXPECT_EQ(testing::syscall_outcome(docker_program(), SYS_unshare, {CLONE_NEWUSER}), -SIGSYS);
+  EXPECT_EQ(testing::syscall_outcome(docker_program(), SYS_sethostname,
+                                     {reinterpret_cast<unsigned long>("x"), 1}),
+            EPERM);
+  EXPECT_EQ(testing::syscall_outcome(docker_program(), SYS_socket, {40 /* AF_VSOCK */, 1, 0}),
+            EPERM);
+  EXPECT_EQ(testing::syscall_outcome(docker_program(), SYS_getpid, {}), 0);
+}
+
+TEST(OciKernel, ImportedDockerProfileRunsOrdinaryTools) {
+  testing::ChildEnd sh = testing::run_program(docker_program(), {"/bin/sh", "-c", "ls / | wc -l"});
+  EXPECT_TRUE(sh.exited) << "signal " << sh.signal << "\n" << sh.output;
+  EXPECT_EQ(sh.code, 0) << sh.output;
+  EXPECT_GT(std::stoi(sh.output), 3) << sh.output;
+  testing::ChildEnd py =
+      testing::run_program(docker_program(), {"/usr/bin/python3", "-c", "print(1)"});
+  EXPECT_TRUE(py.exited) << "signal " << py.signal << "\n" << py.output;
+  EXPECT_EQ(py.code, 0) << py.output;
+  EXPECT_EQ(py.output, "1\n");
+}
+
+}  // namespace
+}  // namespace jail::policy
+
+namespace jail::runner {
+namespace {
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+CliRun run(std::vector<std::string> words) {
+  words.insert(words.begin(), "policy");
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  int code = run_policy_command(static_cast<int>(argv.size()), argv.data());
+  return CliRun{code, ::testing::internal::GetCapturedStdout(),
+                ::testing::internal::GetCapturedStderr()};
+}
+
+class OciCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/jail-oci-cli-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+TEST_F(OciCli, ImportExportImport) {
+  std::string docker = std::string(SECCOMP_FIXTURES_DIR) + "/docker-default.json";
+  std::string first = dir_ + "/docker.policy", json_out = dir_ + "/docker.json",
+              second = dir_ + "/again.policy";
+  CliRun imp = run({"import", docker, "-o", first, "--kernel", "6.18.0"});
+  ASSERT_EQ(imp.code, 0) << imp.err;
+  EXPECT_EQ(imp.out, "");
+  EXPECT_EQ(run({"check", first}).code, 0);
+  CliRun exp = run({"export", first, "--format", "oci", "-o", json_out});
+  ASSERT_EQ(exp.code, 0) << exp.err;
+  std::ifstream exported(json_out);
+  EXPECT_EQ(nlohmann::json::parse(exported)["defaultAction"], "SCMP_ACT_ERRNO");
+  ASSERT_EQ(run({"import", json_out, "-o", second}).code, 0);
+  CliRun same = run({"diff", first, second});
+  EXPECT_EQ(same.code, 0) << same.out;
+  CliRun to_stdout = run({"export", "minimal"});
+  EXPECT_EQ(to_stdout.code, 0) << to_stdout.err;
+  EXPECT_NE(to_stdout.out.find("\"defaultAction\": \"SCMP_ACT_KILL_PROCESS\""), std::string::npos);
+}
+
+TEST_F(OciCli, ErrorsExitOneWithTheReason) {
+  CliRun bad = run({"import", std::string(POLICY_SAMPLES_DIR) + "/oci_bad.json"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("oci_bad.json:4:25: invalid JSON"), std::string::npos) << bad.err;
+  CliRun missing = run({"import", dir_ + "/nosuch.json"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("cannot read"), std::string::npos);
+  CliRun refused =
+      run({"export", std::string(POLICY_SAMPLES_DIR) + "/oci_unexportable.policy"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("cannot express"), std::string::npos) << refused.err;
+  EXPECT_EQ(run({"export", "minimal", "--format", "docker"}).code, 2);
+}
+
+}  // namespace
+}  // namespace jail::runner
