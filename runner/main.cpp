@@ -12,6 +12,7 @@
 #include "export_command.hpp"
 #include "logging.hpp"
 #include "policy_command.hpp"
+#include "rootfs_command.hpp"
 #include "run_command.hpp"
 
 namespace {
@@ -20,6 +21,7 @@ constexpr int kSetupFailed = 125;
 
 int dispatch(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) return run_doctor(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "rootfs") == 0) return jail::runner::run_rootfs_command(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "policy") == 0) return jail::runner::run_policy_command(argc - 1, argv + 1);
 
   int first = 1;
