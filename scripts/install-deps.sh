@@ -5,7 +5,8 @@ packages=(
   build-essential cmake pkg-config clang-format
   libseccomp-dev libcap-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
-  python3 iproute2 procps util-linux coreutils
+  libboost-dev libboost-filesystem-dev groff-base
+  python3 iproute2 procps util-linux coreutils git tmux busybox-static runsc
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The installed package, used the way a consumer uses it:
+#   install_test.sh BUILD_DIR SOURCE_DIR CXX_COMPILER
+# installs BUILD_DIR into a fresh prefix; checks the files and that the public headers stand
+# alone; builds examples/plugin_host (and plugin_host_cli, when Boost is there) against the
+# prefix with find_package(jail) and runs it; builds a program with pkg-config; renders the
+# man page. Every temporary directory is removed on the way out.
+set -euo pipefail
+build_dir=$1
+source_dir=$2
+cxx=$3
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/jail-install-test.XXXXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+step() { echo "=== $*"; }
+
+step "cmake --install into $prefix"
+cmake --install "$build_dir" --prefix "$prefix" >"$work/install.log"
+pc=$(find "$prefix" -name jail.pc)
+config=$(find "$prefix" -name jailConfig.cmake)
+lib=$(find "$prefix" -name libjail.a)
+for f in "$prefix/bin/jail" "$prefix/include/jail/spec.hpp" "$prefix/include/jail/launch.hpp" \
+         "$prefix/share/jail/policies/default.policy" "$prefix/share/man/man1/jail.1" \
+         "$pc" "$config" "$lib" "$(dirname "$config")/jailConfigVersion.cmake" \
+         "$(dirname "$config")/jailTargets.cmake" "$(dirname "$lib")/libjail_policies.a"; do
+  [[ -n $f && -f $f ]] || { echo "not installed: ${f:-(a file)}"; exit 1; }
+done
+echo "installed: $(cd "$prefix" && find . -type f | sort | tr '\n' ' ')"
+
+step "the installed jail runs and reads the installed policies"
+"$prefix/bin/jail" --help | grep -q -- --status-fd
+"$prefix/bin/jail" policy check "$prefix"/share/jail/policies/*.policy
+
+step "public headers: only <jail/...> and system headers, each compiles alone"
+if grep -nE '#include "' "$prefix"/include/jail/*.hpp | grep -vE '#include "jail/[a-z_]+\.hpp"'; then
+  echo "a public header includes something that is not installed"
+  exit 1
+fi
+for header in "$prefix"/include/jail/*.hpp; do
+  "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I"$prefix/include" -x c++ "$header" ||
+    { echo "$header does not compile on its own"; exit 1; }
+done
+
+step "find_package(jail): examples/plugin_host against the prefix"
+cmake -S "$source_dir/examples/plugin_host" -B "$work/plugin_host" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" ||
+  { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/plugin_host" -j2
+bash "$source_dir/tests/examples/check_host.sh" answers "$work/plugin_host/plugin_host"
+
+if [[ -f /usr/include/boost/process.hpp ]]; then
+  step "find_package(jail): examples/plugin_host_cli runs the installed jail (jail::cli)"
+  cmake -S "$source_dir/examples/plugin_host_cli" -B "$work/plugin_host_cli" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+    >"$work/configure-cli.log" || { cat "$work/configure-cli.log"; exit 1; }
+  cmake --build "$work/plugin_host_cli" -j2
+  grep -rqF "$prefix/bin/jail" "$work/plugin_host_cli/CMakeFiles" ||
+    { echo "plugin_host_cli was not built to run $prefix/bin/jail"; exit 1; }
+  bash "$source_dir/tests/examples/check_host.sh" answers "$work/plugin_host_cli/plugin_host_cli"
+fi
+
+step "pkg-config --cflags --libs jail"
+export PKG_CONFIG_PATH=$(dirname "$pc")
+flags=$(pkg-config --cflags --libs jail)
+echo "$flags"
+[[ $(pkg-config --modversion jail) == "$(grep -oP 'PACKAGE_VERSION "\K[^"]+' \
+      "$(dirname "$config")/jailConfigVersion.cmake")" ]]
+cat >"$work/consumer.cpp" <<'CPP'
+#include <jail/launch.hpp>
+#include <cstdio>
+int main() {
+  jail::Spec spec;
+  spec.argv = {"true"};
+  spec.env = jail::default_environment();
+  spec.stdio = jail::Stdio::pipe;
+  const jail::Result result = jail::run(spec);
+  std::printf("%s\n", jail::to_json(result).c_str());
+  return result.outcome == jail::Outcome::exited && result.exit_code == 0 ? 0 : 1;
+}
+CPP
+# shellcheck disable=SC2086  # the flags are words
+"$cxx" -std=c++20 -o "$work/consumer" "$work/consumer.cpp" $flags
+"$work/consumer"
+
+step "man page renders"
+if command -v man >/dev/null; then
+  MANWIDTH=100 man -l "$prefix/share/man/man1/jail.1" >"$work/man.txt"
+else
+  groff -man -Tutf8 -P-cbou "$prefix/share/man/man1/jail.1" >"$work/man.txt"
+fi
+for section in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" "STATUS JSON" EXAMPLES SECURITY; do
+  grep -q "^$section" "$work/man.txt" || { echo "man page: no $section section"; exit 1; }
+done
+# No warnings from groff: every macro and escape is one it knows.
+if groff -man -Tutf8 -ww -z "$prefix/share/man/man1/jail.1" 2>&1 | grep .; then exit 1; fi
+echo "all good"
