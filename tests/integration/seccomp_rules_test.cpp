@@ -228,6 +228,26 @@ TEST_P(SeccompRules, KilledCallNeverReturnsInRepeatedRuns) {
   EXPECT_EQ(not_violation, 0);
 }
 
+// LANGUAGE.md: "`trap` | SIGSYS is delivered to the calling thread". sc_trap installs a SIGSYS
+// handler and calls getpriority(0, 0, 7): the handler runs and the program goes on.
+TEST_P(SeccompRules, TrapDeliversSigsysToTheCaller) {
+  write_file(dir_ / "trap.policy", "trap getpriority if arg2 == 7\ninclude \"default\"\n");
+  const std::string status_path = dir_ / "status.json";
+  RunResult r = run(concat({{"--policy", dir_ / "trap.policy", "--status-file", status_path},
+                            probe_mount(),
+                            {"--", probe("sc_trap")}}));
+  const std::optional<std::string> status = read_file(status_path);
+  std::printf("[ measured ] trap: exit %d, status %s\n", r.exit_code,
+              status ? trim(*status).substr(0, 200).c_str() : "(none)");
+  EXPECT_NE(r.out.find("calling\n"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("handler saw syscall " + std::to_string(SYS_getpriority) + "\n"),
+            std::string::npos)
+      << "the documented SIGSYS never reached the tool's handler\n"
+      << describe(r);
+  EXPECT_NE(r.out.find("done\n"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+}
+
 // A file with its own default: a syscall no rule names (sysfs) gets that default; the same call
 // under the shipped default gets its EPERM.
 TEST_P(SeccompRules, DefaultActionOfTheTopFile) {
