@@ -190,8 +190,8 @@ int run_policy_command(int argc, char** argv) {
                          "resolve minKernel for this release (default: this host's)");
 
   std::string export_file, export_output, export_format = "oci";
-  auto* export_cmd =
-      app.add_subcommand("export", "a policy's decisions as OCI linux.seccomp JSON (runc, crun, runsc)");
+  auto* export_cmd = app.add_subcommand(
+      "export", "a policy's decisions as OCI linux.seccomp JSON (runc, crun, runsc)");
   export_cmd->add_option("FILE", export_file, "policy file or shipped name")->required();
   export_cmd->add_option("--format", export_format, "oci")->check(CLI::IsMember({"oci"}));
   export_cmd->add_option("-o,--output", export_output, "write the JSON here (default: stdout)");

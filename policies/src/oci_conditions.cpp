@@ -157,8 +157,56 @@ std::vector<Cube> cubes_of(const ArgCmp& c) {
 
 // Within the cube, the comparison either always holds, never holds, or depends on x.
 std::optional<bool> decided_in(Cube cube, const ArgCmp& c) {
+  std::uint64_t fixed = c.mask & cube.mask;
+  bool conflict = ((cube.value ^ c.value) & fixed) != 0 || (c.value & ~c.mask) != 0;
+  std::uint64_t lo = cube.value & c.mask, hi = lo | (c.mask & ~cube.mask);  // (x & mask) bounds
+  switch (c.op) {
+    case CmpOp::eq:
+      if (conflict) return false;
+      break;
+    case CmpOp::ne:
+      if (conflict) return true;
+      break;
+    case CmpOp::lt:
+      if (hi < c.value) return true;
+      if (lo >= c.value) return false;
+      break;
+    case CmpOp::le:
+      if (hi <= c.value) return true;
+      if (lo > c.value) return false;
+      break;
+    case CmpOp::gt:
+      if (lo > c.value) return true;
+      if (hi <= c.value) return false;
+      break;
+    case CmpOp::ge:
+      if (lo >= c.value) return true;
+      if (hi < c.value) return false;
+      break;
+  }
   if ((c.mask & ~cube.mask) != 0) return std::nullopt;
-  return compare(cube.value & c.mask, c.op, c.value);
+  return compare(lo, c.op, c.value);
+}
+
+// Disjoint cubes whose union is the part of `have` where the comparison holds. A point is
+// cut out bit by bit, so excluding k values costs at most 64·k cubes, not 64^k.
+std::vector<Cube> split(Cube have, const ArgCmp& c) {
+  if (auto d = decided_in(have, c)) return *d ? std::vector<Cube>{have} : std::vector<Cube>{};
+  std::vector<Cube> out;
+  if (c.op == CmpOp::ne) {
+    std::uint64_t free = c.mask & ~have.mask;
+    Cube prefix = have;
+    for (int i = 63; i >= 0; --i) {
+      std::uint64_t bit = std::uint64_t{1} << i;
+      if ((free & bit) == 0) continue;
+      out.push_back(Cube{prefix.mask | bit, prefix.value | (~c.value & bit)});
+      prefix = Cube{prefix.mask | bit, prefix.value | (c.value & bit)};
+    }
+    return out;
+  }
+  for (Cube piece : cubes_of(c))
+    if (auto both = intersect(have, piece)) out.push_back(*both);
+  return out;
 }
 
 struct Range {
@@ -214,10 +262,8 @@ bool in_cube_and_range(Cube cube, const Range& r) {
 // Depth first over the cube unions of the masked comparisons; the first witness ends it.
 bool search(Cube cube, const Range& r, const std::vector<ArgCmp>& masked, std::size_t i) {
   if (i == masked.size()) return in_cube_and_range(cube, r);
-  if (auto d = decided_in(cube, masked[i])) return *d && search(cube, r, masked, i + 1);
-  for (Cube c : cubes_of(masked[i]))
-    if (auto both = intersect(cube, c))
-      if (search(*both, r, masked, i + 1)) return true;
+  for (Cube c : split(cube, masked[i]))
+    if (search(c, r, masked, i + 1)) return true;
   return false;
 }
 
@@ -258,8 +304,7 @@ ArgCmp cube_cmp(int arg, Cube c) {
 std::vector<std::optional<ArgCmp>> single_comparisons(int arg, const std::vector<ArgCmp>& cs) {
   std::vector<std::optional<ArgCmp>> out;
   if (cs.size() == 1 && direct(cs.front())) return {cs.front()};
-  bool all_full =
-      std::all_of(cs.begin(), cs.end(), [](const ArgCmp& c) { return c.mask == kAll; });
+  bool all_full = std::all_of(cs.begin(), cs.end(), [](const ArgCmp& c) { return c.mask == kAll; });
   if (all_full) {
     Range r = range_of(cs);
     if (r.empty) return out;
@@ -298,14 +343,8 @@ std::vector<std::optional<ArgCmp>> single_comparisons(int arg, const std::vector
   std::vector<Cube> cubes = {Cube{}};
   for (const ArgCmp& c : ordered) {
     std::vector<Cube> next;
-    for (Cube have : cubes) {
-      if (auto d = decided_in(have, c)) {
-        if (*d) next.push_back(have);
-        continue;
-      }
-      for (Cube with : cubes_of(c))
-        if (auto both = intersect(have, with)) next.push_back(*both);
-    }
+    for (Cube have : cubes)
+      for (Cube piece : split(have, c)) next.push_back(piece);
     if (next.size() > kMaxConjunctions)
       throw InexpressibleCondition("the conditions on arg" + std::to_string(arg) +
                                    " need more than " + std::to_string(kMaxConjunctions) +

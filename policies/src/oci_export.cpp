@@ -64,8 +64,8 @@ std::vector<Piece> pieces_for(const Policy& p, int nr) {
       if (!r->condition) break;
       earlier.emplace_back(r, d::to_dnf(*r->condition, true));
     } catch (const d::InexpressibleCondition& e) {
-      throw ExportError(at(*r) + ": " + syscall_name(nr) + " if " + r->condition_text +
-                        ": no exact OCI form: " + e.what());
+      throw ExportError(at(*r) + ": the rule for " + syscall_name(nr) +
+                        " has no exact OCI form: " + e.what());
     }
   }
   return out;
@@ -117,8 +117,8 @@ json export_oci_seccomp(const Policy& policy) {
       try {
         rules = d::as_seccomp_rules(piece.region);
       } catch (const d::InexpressibleCondition& e) {
-        throw ExportError(at(*piece.rule) + ": " + name + " if " + piece.rule->condition_text +
-                          ": no exact OCI form: " + e.what());
+        throw ExportError(at(*piece.rule) + ": the rule for " + name +
+                          " has no exact OCI form: " + e.what());
       }
       for (const auto& r : rules) {
         json entry;

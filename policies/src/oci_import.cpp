@@ -78,8 +78,8 @@ class Importer {
       // its first, where the reader looks.
       if (end < text_.size() && text_[end] == '"' && end > 0) {
         std::size_t open = text_.rfind('"', end - 1);
-        if (open != std::string_view::npos && text_.substr(open, end - open).find('\n') ==
-                                                   std::string_view::npos)
+        if (open != std::string_view::npos &&
+            text_.substr(open, end - open).find('\n') == std::string_view::npos)
           end = open;
       } else {
         auto word = [&](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; };
@@ -142,7 +142,9 @@ class Importer {
     return std::pair{major, minor};
   }
 
-  static std::string json_string(const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+  static std::string json_string(const json& j) {
+    return j.is_string() ? j.get<std::string>() : j.dump();
+  }
 
   Action action_of(const json& name_j, const json* errno_ret, const std::string& where,
                    std::string& note) const {
@@ -157,8 +159,9 @@ class Importer {
     if (name == "SCMP_ACT_LOG") return Action{ActionKind::log, 0};
     if (name == "SCMP_ACT_TRAP") return Action{ActionKind::trap, 0};
     if (name == "SCMP_ACT_TRACE") {
-      note = "SCMP_ACT_TRACE: no tracer is attached in the jail, and then the kernel fails the "
-             "call with ENOSYS";
+      note =
+          "SCMP_ACT_TRACE: no tracer is attached in the jail, and then the kernel fails the "
+          "call with ENOSYS";
       return Action{ActionKind::errno_code, 38};
     }
     if (name == "SCMP_ACT_NOTIFY")
@@ -173,10 +176,10 @@ class Importer {
         value = errno_ret->get<long long>();
       }
       if (value < 1 || value > kMaxErrno)
-        fail(where, "errnoRet " + std::to_string(value) + " is out of range 1 … " +
-                        std::to_string(kMaxErrno) +
-                        (value == 0 ? " (errno 0 fakes success; the policy language refuses it)"
-                                    : ""));
+        fail(where,
+             "errnoRet " + std::to_string(value) + " is out of range 1 … " +
+                 std::to_string(kMaxErrno) +
+                 (value == 0 ? " (errno 0 fakes success; the policy language refuses it)" : ""));
       return Action{ActionKind::errno_code, static_cast<std::uint16_t>(value)};
     }
     fail(where, "unknown action '" + name +
@@ -196,7 +199,8 @@ class Importer {
   void read_architectures(const json& p) {
     std::vector<std::string> arches;
     auto add = [&](const json& a) {
-      if (a.is_string() && std::find(arches.begin(), arches.end(), a.get<std::string>()) == arches.end())
+      if (a.is_string() &&
+          std::find(arches.begin(), arches.end(), a.get<std::string>()) == arches.end())
         arches.push_back(a.get<std::string>());
     };
     if (p.contains("architectures") && p["architectures"].is_array())
@@ -251,8 +255,8 @@ class Importer {
       if (std::find(caps_.begin(), caps_.end(), c) == caps_.end())
         return "needs " + c + " (the jail's tool has no capabilities)";
     if (auto ok = kernel_at_least(inc); ok && !*ok)
-      return "needs kernel " + inc["minKernel"].get<std::string>() + " (this one: " +
-             kernel_text_ + ")";
+      return "needs kernel " + inc["minKernel"].get<std::string>() + " (this one: " + kernel_text_ +
+             ")";
     if (inc.contains("minKernel") && inc["minKernel"].is_string())
       resolved = "included for kernel " + inc["minKernel"].get<std::string>() + " and later";
     if (!arches.empty()) resolved += (resolved.empty() ? "" : "; ") + std::string("x86_64 only");
@@ -281,7 +285,8 @@ class Importer {
           entry.names.push_back(n.get<std::string>());
         }
       }
-      if (e.contains("name") && e["name"].is_string()) entry.names.push_back(e["name"].get<std::string>());
+      if (e.contains("name") && e["name"].is_string())
+        entry.names.push_back(e["name"].get<std::string>());
       if (entry.names.empty()) fail(where, "an entry without 'names'");
       if (!e.contains("action")) fail(where, "an entry without 'action'");
       const json* ret = e.contains("errnoRet") ? &e["errnoRet"] : nullptr;
@@ -296,8 +301,10 @@ class Importer {
           if (!a.is_object() || !a.contains("index") || !a.contains("op"))
             fail(at, "expected {\"index\", \"value\", \"valueTwo\", \"op\"}");
           std::uint64_t index = number(a["index"], at + ".index");
-          if (index > 5) fail(at + ".index", "a syscall has arguments 0 … 5, not " + std::to_string(index));
-          auto op = a["op"].is_string() ? d::parse_oci_op(a["op"].get<std::string>()) : std::nullopt;
+          if (index > 5)
+            fail(at + ".index", "a syscall has arguments 0 … 5, not " + std::to_string(index));
+          auto op =
+              a["op"].is_string() ? d::parse_oci_op(a["op"].get<std::string>()) : std::nullopt;
           if (!op)
             fail(at + ".op", "unknown comparison " + a["op"].dump() +
                                  " (known: SCMP_CMP_EQ, SCMP_CMP_NE, SCMP_CMP_LT, SCMP_CMP_LE, "
@@ -358,7 +365,7 @@ class Importer {
       auto whole = std::find_if(list.begin(), list.end(),
                                 [&](std::size_t i) { return entries_[i].args.empty(); });
       if (whole != list.end()) {
-        effective_[*whole].push_back(name);
+        effective_[*whole].insert(name);
         for (std::size_t i : list)
           if (i != *whole) overridden_[i].push_back({name, entries_[*whole].index});
         continue;
@@ -381,7 +388,7 @@ class Importer {
                      "say which wins");
         }
       }
-      for (std::size_t i : list) effective_[i].push_back(name);
+      for (std::size_t i : list) effective_[i].insert(name);
     }
   }
 
@@ -398,6 +405,23 @@ class Importer {
     out += line + tail + "\n";
   }
 
+  // A long comment as `#` lines of at most kLineWidth, continuation lines indented.
+  static std::string comment(const std::string& text) {
+    std::string out, line = "#";
+    std::size_t from = 0;
+    while (from < text.size()) {
+      std::size_t sp = text.find(' ', from);
+      std::string word = text.substr(from, sp == std::string::npos ? sp : sp - from);
+      from = sp == std::string::npos ? text.size() : sp + 1;
+      if (line.size() + 1 + word.size() > kLineWidth && line != "#" && line != "#  ") {
+        out += line + "\n";
+        line = "#  ";
+      }
+      line += " " + word;
+    }
+    return out + line + "\n";
+  }
+
   std::string write() const {
     std::string out;
     out += "# Imported from " + source_ + " by `jail policy import`";
@@ -408,13 +432,15 @@ class Importer {
     out += "# Source default: " + source_default_ + ".\n";
     if (!default_note_.empty()) out += "# " + default_note_ + ".\n";
     if (!other_arches_.empty())
-      out += "# Other architectures in the source, not kept (jail runs native x86_64 only and "
-             "kills\n# foreign-architecture and x32 calls before any rule): " +
-             join(other_arches_) + ".\n";
-    out += "# The jail's baseline comes before these rules (clone3 → ENOSYS, namespace flags → "
-           "kill,\n# TIOCSTI → EPERM, …), and arguments the kernel reads as 32-bit ints are "
-           "compared on their\n# low 32 bits, where libseccomp compares all 64.\n";
-    for (const auto& l : left_out_) out += "# Left out: " + l + ".\n";
+      out += comment(
+          "Other architectures in the source, not kept (jail runs native x86_64 only "
+          "and kills foreign-architecture and x32 calls before any rule): " +
+          join(other_arches_) + ".");
+    out +=
+        "# The jail's baseline comes before these rules (clone3 → ENOSYS, namespace flags → "
+        "kill,\n# TIOCSTI → EPERM, …), and arguments the kernel reads as 32-bit ints are "
+        "compared on their\n# low 32 bits, where libseccomp compares all 64.\n";
+    for (const auto& l : left_out_) out += comment("Left out: " + l + ".");
     if (!not_native_.empty()) {
       std::string line = "# Not x86_64 syscalls, left out:";
       for (const auto& n : not_native_) {
@@ -440,26 +466,32 @@ class Importer {
           from = nl + 1;
         }
       }
-      if (!e.action_note.empty()) block += "# " + e.action_note + ".\n";
+      if (!e.action_note.empty()) block += comment(e.action_note + ".");
       if (!e.resolved.empty()) block += "# " + tag + ": " + e.resolved + ".\n";
       if (auto it = same_as_default_.find(i); it != same_as_default_.end())
-        block += "# " + tag + " (" + join(it->second, " ") + ") has the default's action: " +
-                 "libseccomp refuses such rules and runc skips them.\n";
+        block += comment(tag + " (" + join(it->second, " ") +
+                         ") has the default's action: libseccomp refuses such rules and runc "
+                         "skips them.");
       if (auto it = overridden_.find(i); it != overridden_.end())
         for (const auto& [name, by] : it->second)
-          block += "# " + tag + " does not apply to " + name + ": syscalls[" +
-                   std::to_string(by) + "] decides it without conditions, and libseccomp keeps " +
-                   "that rule alone.\n";
-      const auto& names = effective_[i];
+          block += comment(tag + " does not apply to " + name + ": syscalls[" + std::to_string(by) +
+                           "] decides it without conditions, and libseccomp keeps that rule "
+                           "alone.");
+      std::vector<std::string> names;  // in the entry's own order
+      for (const auto& n : e.names)
+        if (effective_[i].count(n) != 0 && std::find(names.begin(), names.end(), n) == names.end())
+          names.push_back(n);
       if (!names.empty()) {
         std::string tail = e.args.empty() ? "" : " if " + d::condition_text(e.args);
         std::string action = to_string(e.action);
         bool permits = e.action.kind == ActionKind::allow || e.action.kind == ActionKind::log;
         std::vector<std::string> plain, dangerous;
-        for (const auto& n : names) (permits && is_dangerous_syscall(n) ? dangerous : plain).push_back(n);
+        for (const auto& n : names)
+          (permits && is_dangerous_syscall(n) ? dangerous : plain).push_back(n);
         if (!plain.empty()) wrap(block, action, plain, tail);
         if (!dangerous.empty()) {
-          block += "# " + tag + " of " + source_ + " allows this; review it before relying on it.\n";
+          block +=
+              comment(tag + " of " + source_ + " allows this; review it before relying on it.");
           block += action + " " + join(dangerous, " ") + tail + "\n";
         }
       }
@@ -484,7 +516,7 @@ class Importer {
   std::vector<std::string> other_arches_;
   std::vector<Entry> entries_;
   std::vector<std::string> left_out_, not_native_;
-  std::vector<std::vector<std::string>> effective_;
+  std::vector<std::set<std::string>> effective_;  // per entry, the names it decides
   std::map<std::size_t, std::vector<std::string>> same_as_default_;
   std::map<std::size_t, std::vector<std::pair<std::string, std::size_t>>> overridden_;
 };

@@ -53,7 +53,8 @@ std::string sample(const std::string& name) {
 Policy import_file(const std::string& path, const std::string& kernel = "6.18.0") {
   ImportTarget target;
   target.kernel_release = kernel;
-  std::string text = import_oci_seccomp(read_file(path), fs::path(path).filename().string(), target);
+  std::string text =
+      import_oci_seccomp(read_file(path), fs::path(path).filename().string(), target);
   return parse_policy(text, fs::path(path).filename().string() + ".policy");
 }
 
@@ -219,9 +220,9 @@ TEST(OciImport, DockerProfileReadsForThisKernelWithoutCapabilities) {
   EXPECT_NE(text.find("# Left out: syscalls[17] (bpf clone clone3"), std::string::npos);
   EXPECT_NE(text.find("needs CAP_SYS_ADMIN (the jail's tool has no capabilities)"),
             std::string::npos);
-  EXPECT_NE(text.find("only for s390, s390x — s390 parameter ordering for clone is different"),
+  EXPECT_NE(text.find("only for s390, s390x — s390 parameter ordering for clone is"),
             std::string::npos);
-  EXPECT_NE(text.find("SCMP_ARCH_X86, SCMP_ARCH_X32, SCMP_ARCH_AARCH64"), std::string::npos);
+  EXPECT_NE(text.find("SCMP_ARCH_X86, SCMP_ARCH_X32,"), std::string::npos);
 
   Policy p = parse_policy(text, "docker.policy");
   EXPECT_FALSE(has_errors(lint(p))) << format(lint(p));
@@ -280,9 +281,10 @@ TEST(OciImport, KeepsCommentsAndMapsEveryActionAndComparison) {
            "trap lseek if arg2 >= 3\n",
            "allow dup3 if arg2 > 0\n",
            "# a tracer would decide\n# SCMP_ACT_TRACE: no tracer is attached in the jail, and "
-           "then the kernel fails the call with ENOSYS.\nerrno ENOSYS kill\n",
+           "then the kernel fails the call with\n#   ENOSYS.\nerrno ENOSYS kill\n",
            "only with a capability",
-           "has the default's action: libseccomp refuses such rules and runc skips them",
+           "# same as the default\n# syscalls[11] (getpid) has the default's action: libseccomp "
+           "refuses such rules",
            "# syscalls[13] does not apply to gettid: syscalls[12] decides it",
            "SCMP_ARCH_X86, SCMP_ARCH_X32",
        })
@@ -290,7 +292,7 @@ TEST(OciImport, KeepsCommentsAndMapsEveryActionAndComparison) {
   Policy p = parse_policy(text, "commented.policy");
   EXPECT_EQ(to_string(decide(p, *syscall_number("getpid"), {}).action), "allow");
   EXPECT_EQ(to_string(decide(p, *syscall_number("gettid"), {}).action), "allow");
-  EXPECT_EQ(to_string(decide(p, *syscall_number("lseek"), {0, 0, 2}).action), "errno ENOSYS");
+  EXPECT_EQ(to_string(decide(p, *syscall_number("lseek"), {0, 0, 2}).action), "errno EPERM");
 }
 
 TEST(OciImport, ReadsTheSeccompObjectOfAnOciConfig) {
@@ -316,7 +318,7 @@ TEST(OciImport, RefusesWhatHasNoDefinedMeaning) {
             "                        ^");
   std::string amb = error_of(sample("oci_ambiguous.json"));
   EXPECT_NE(amb.find("oci_ambiguous.json: syscalls[0] and syscalls[1]: both match socket when "
-                     "arg0 == 16 && "),
+                     "(arg0 & 0xffffffff) == 16 && "),
             std::string::npos)
       << amb;
   EXPECT_NE(amb.find("libseccomp does not order conditional rules"), std::string::npos) << amb;
@@ -347,9 +349,8 @@ TEST(OciImport, RefusesWhatHasNoDefinedMeaning) {
 }
 
 TEST(OciRoundTrip, ImportExportImportKeepsEveryDecision) {
-  for (const std::string& path :
-       {fixture("docker-default.json"), fixture("podman-default.json"),
-        sample("oci_commented.json"), sample("oci_config.json")}) {
+  for (const std::string& path : {fixture("docker-default.json"), fixture("podman-default.json"),
+                                  sample("oci_commented.json"), sample("oci_config.json")}) {
     SCOPED_TRACE(path);
     Policy first = import_file(path);
     json exported = export_oci_seccomp(first);
@@ -371,29 +372,38 @@ TEST(OciRoundTrip, ShippedPoliciesExportFaithfully) {
 }
 
 TEST(OciExport, WritesTheBaselineAndRefusesWhatLibseccompCannotSay) {
-  json out = export_oci_seccomp(load_policy("minimal"));
-  EXPECT_EQ(out["defaultAction"], "SCMP_ACT_KILL_PROCESS") << out.dump(2);
+  json out = export_oci_seccomp(load_policy("default"));
+  EXPECT_EQ(out["defaultAction"], "SCMP_ACT_ERRNO") << out.dump(2);
+  EXPECT_EQ(out["defaultErrnoRet"], EPERM);
+  // default.policy kills unshare outright; the baseline's clone rule (kill with namespace
+  // flags) becomes one MASKED_EQ entry per flag, since libseccomp has no masked "!=".
   bool unshare_kill = false;
-  for (const auto& e : out["syscalls"])
-    unshare_kill = unshare_kill || (e["names"] == json::array({"unshare"}) &&
-                                    e["action"] == "SCMP_ACT_KILL_PROCESS");
+  int clone_flag_kills = 0;
+  for (const auto& e : out["syscalls"]) {
+    bool kill = e["action"] == "SCMP_ACT_KILL_PROCESS";
+    for (const auto& n : e["names"]) {
+      unshare_kill = unshare_kill || (kill && n == "unshare");
+      if (kill && n == "clone" && e["args"].size() == 1 &&
+          e["args"][0]["op"] == "SCMP_CMP_MASKED_EQ")
+        ++clone_flag_kills;
+    }
+  }
   EXPECT_TRUE(unshare_kill) << out.dump(2);
+  EXPECT_EQ(clone_flag_kills, 7);
   try {
     (void)export_oci_seccomp(load_policy(sample("oci_unexportable.policy")));
     ADD_FAILURE() << "exported a policy libseccomp cannot express in bounded size";
   } catch (const ExportError& e) {
-    EXPECT_NE(std::string(e.what()).find("oci_unexportable.policy:4: read if (arg0 & 0xffffffff) "
-                                         "!= 1 && (arg1 & 0xffffffff) != 2 && (arg2 & 0xffffffff) "
-                                         "!= 3: no exact OCI form: the conditions expand to more "
-                                         "than 4096 libseccomp rules"),
+    EXPECT_NE(std::string(e.what()).find("oci_unexportable.policy:4: the rule for read has no "
+                                         "exact OCI form: the conditions expand to more than "
+                                         "4096 libseccomp rules"),
               std::string::npos)
         << e.what();
   }
 }
 
 const Program& docker_program() {
-  static const Program prog =
-      compile(import_file(fixture("docker-default.json")), Routing::direct);
+  static const Program prog = compile(import_file(fixture("docker-default.json")), Routing::direct);
   return prog;
 }
 
@@ -465,8 +475,9 @@ TEST_F(OciCli, ImportExportImport) {
   std::ifstream exported(json_out);
   EXPECT_EQ(nlohmann::json::parse(exported)["defaultAction"], "SCMP_ACT_ERRNO");
   ASSERT_EQ(run({"import", json_out, "-o", second}).code, 0);
-  CliRun same = run({"diff", first, second});
-  EXPECT_EQ(same.code, 0) << same.out;
+  // `diff` compares rules as written; the decisions are what must be the same.
+  jail::policy::expect_same_decisions(jail::policy::load_policy(first),
+                                      jail::policy::load_policy(second));
   CliRun to_stdout = run({"export", "minimal"});
   EXPECT_EQ(to_stdout.code, 0) << to_stdout.err;
   EXPECT_NE(to_stdout.out.find("\"defaultAction\": \"SCMP_ACT_KILL_PROCESS\""), std::string::npos);
@@ -479,8 +490,7 @@ TEST_F(OciCli, ErrorsExitOneWithTheReason) {
   CliRun missing = run({"import", dir_ + "/nosuch.json"});
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("cannot read"), std::string::npos);
-  CliRun refused =
-      run({"export", std::string(POLICY_SAMPLES_DIR) + "/oci_unexportable.policy"});
+  CliRun refused = run({"export", std::string(POLICY_SAMPLES_DIR) + "/oci_unexportable.policy"});
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.err.find("cannot express"), std::string::npos) << refused.err;
   EXPECT_EQ(run({"export", "minimal", "--format", "docker"}).code, 2);
