@@ -204,6 +204,10 @@ TEST_P(SeccompRules, KillEndsTheJail) {
   EXPECT_NE(j.run.err.find("by policy " + (dir_ / "test.policy") + ":1 → killed"),
             std::string::npos)
       << describe(j.run);
+  // With -v jail logs how the run ended: a violation is no exit of the tool.
+  EXPECT_EQ(j.run.err.find("the tool exited with"), std::string::npos)
+      << "a violation logged as an exit\n"
+      << describe(j.run);
 }
 
 // The kill must take effect before the call returns, every time: the supervisor answers the
