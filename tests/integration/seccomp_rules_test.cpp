@@ -204,7 +204,13 @@ TEST_P(SeccompRules, KillEndsTheJail) {
   EXPECT_NE(j.run.err.find("by policy " + (dir_ / "test.policy") + ":1 → killed"),
             std::string::npos)
       << describe(j.run);
-  // With -v jail logs how the run ended: a violation is no exit of the tool.
+}
+
+// With -v jail logs how the run ended: a violation is no exit of the tool (whose exit_code in
+// the status is null).
+TEST_P(SeccompRules, ViolationNotLoggedAsAnExit) {
+  Jailed j = jailed("kill getpriority if arg2 == 5\ninclude \"default\"\n", {{0, 0, 5}});
+  EXPECT_EQ(j.status.value("outcome", ""), "violation") << j.status.dump();
   EXPECT_EQ(j.run.err.find("the tool exited with"), std::string::npos)
       << "a violation logged as an exit\n"
       << describe(j.run);
