@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 #include <linux/audit.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -427,6 +431,129 @@ TEST(OciKernel, ImportedDockerProfileRunsOrdinaryTools) {
   EXPECT_TRUE(py.exited) << "signal " << py.signal << "\n" << py.output;
   EXPECT_EQ(py.code, 0) << py.output;
   EXPECT_EQ(py.output, "1\n");
+}
+
+// The exported profile loaded the way runc and crun load one: libseccomp's seccomp_init with
+// the default, one seccomp_rule_add_array per entry and name (names this libseccomp does not
+// know are skipped, as runc does), then seccomp_load in a forked child.
+class LibseccompProfile {
+ public:
+  explicit LibseccompProfile(const json& profile) {
+    ctx_ = seccomp_init(action(profile, "defaultAction", "defaultErrnoRet"));
+    if (ctx_ == nullptr) throw std::runtime_error("seccomp_init failed");
+    for (const auto& e : profile["syscalls"]) {
+      std::vector<scmp_arg_cmp> args;
+      if (e.contains("args"))
+        for (const auto& a : e["args"])
+          args.push_back(scmp_arg_cmp{a["index"].get<unsigned>(), op(a["op"]),
+                                      a["value"].get<scmp_datum_t>(),
+                                      a["valueTwo"].get<scmp_datum_t>()});
+      for (const auto& n : e["names"]) {
+        int nr = seccomp_syscall_resolve_name(n.get<std::string>().c_str());
+        if (nr == __NR_SCMP_ERROR) {
+          unknown_.push_back(n);
+          continue;
+        }
+        int rc = seccomp_rule_add_array(ctx_, action(e, "action", "errnoRet"), nr,
+                                        static_cast<unsigned>(args.size()), args.data());
+        if (rc != 0) refused_.push_back(n.get<std::string>() + ": " + std::to_string(rc));
+      }
+    }
+  }
+  ~LibseccompProfile() { seccomp_release(ctx_); }
+  LibseccompProfile(const LibseccompProfile&) = delete;
+  LibseccompProfile& operator=(const LibseccompProfile&) = delete;
+
+  const std::vector<std::string>& refused() const { return refused_; }
+  const std::vector<std::string>& unknown() const { return unknown_; }
+
+  // errno of syscall(nr, args…) under the filter, 0 on success, -SIG when a signal ended it.
+  int outcome(long nr, std::vector<unsigned long> a) const {
+    a.resize(6, 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+      if (seccomp_load(ctx_) != 0) _exit(testing::kInstallFailed);
+      long r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+      _exit(r == -1 ? errno : 0);
+    }
+    return wait_for(pid);
+  }
+
+  // Exit code of argv run under the filter (stdout and stderr to /dev/null), or -SIG.
+  int run(const std::vector<std::string>& argv) const {
+    std::vector<char*> args;
+    for (const auto& w : argv) args.push_back(const_cast<char*>(w.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) {
+      FILE* null = std::freopen("/dev/null", "w", stdout);
+      (void)null;
+      if (seccomp_load(ctx_) != 0) _exit(testing::kInstallFailed);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    return wait_for(pid);
+  }
+
+ private:
+  static int wait_for(pid_t pid) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+  static std::uint32_t action(const json& j, const char* key, const char* errno_key) {
+    std::string a = j[key];
+    if (a == "SCMP_ACT_ALLOW") return SCMP_ACT_ALLOW;
+    if (a == "SCMP_ACT_KILL_PROCESS") return SCMP_ACT_KILL_PROCESS;
+    if (a == "SCMP_ACT_LOG") return SCMP_ACT_LOG;
+    if (a == "SCMP_ACT_TRAP") return SCMP_ACT_TRAP;
+    return SCMP_ACT_ERRNO(j[errno_key].get<std::uint16_t>());
+  }
+  static scmp_compare op(const json& name) {
+    static const std::map<std::string, scmp_compare> ops = {
+        {"SCMP_CMP_NE", SCMP_CMP_NE},
+        {"SCMP_CMP_LT", SCMP_CMP_LT},
+        {"SCMP_CMP_LE", SCMP_CMP_LE},
+        {"SCMP_CMP_EQ", SCMP_CMP_EQ},
+        {"SCMP_CMP_GE", SCMP_CMP_GE},
+        {"SCMP_CMP_GT", SCMP_CMP_GT},
+        {"SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ}};
+    return ops.at(name.get<std::string>());
+  }
+
+  scmp_filter_ctx ctx_ = nullptr;
+  std::vector<std::string> refused_, unknown_;
+};
+
+TEST(OciLibseccomp, EveryExportedRuleIsAcceptedByLibseccomp) {
+  std::vector<std::pair<std::string, Policy>> policies;
+  policies.emplace_back("docker", import_file(fixture("docker-default.json")));
+  policies.emplace_back("podman", import_file(fixture("podman-default.json")));
+  policies.emplace_back("commented", import_file(sample("oci_commented.json")));
+  for (const auto& name : shipped_policy_names()) policies.emplace_back(name, load_policy(name));
+  for (const auto& [name, p] : policies) {
+    LibseccompProfile loaded(export_oci_seccomp(p));
+    EXPECT_TRUE(loaded.refused().empty()) << name << ": " << loaded.refused().front();
+  }
+}
+
+TEST(OciLibseccomp, ExportedDockerPolicyDecidesInTheKernelAsTheJailDoes) {
+  LibseccompProfile docker(export_oci_seccomp(import_file(fixture("docker-default.json"))));
+  EXPECT_EQ(docker.outcome(SYS_getpid, {}), 0);
+  EXPECT_EQ(docker.outcome(SYS_sethostname, {reinterpret_cast<unsigned long>("x"), 1}), EPERM);
+  EXPECT_EQ(docker.outcome(SYS_socket, {40 /* AF_VSOCK */, 1, 0}), EPERM);
+  EXPECT_EQ(docker.outcome(SYS_unshare, {CLONE_NEWUSER}), -SIGSYS);  // the jail's baseline
+  EXPECT_EQ(docker.outcome(SYS_clone3, {}), ENOSYS);
+  EXPECT_EQ(docker.outcome(SYS_ioctl, {0, TIOCSTI | (1UL << 32), 0}), EPERM);
+  EXPECT_EQ(docker.outcome(SYS_mount, {}), EPERM);
+  EXPECT_EQ(docker.run({"/bin/sh", "-c", "ls / | wc -l"}), 0);
+  EXPECT_EQ(docker.run({"/usr/bin/python3", "-c", "print(1)"}), 0);
+
+  LibseccompProfile podman(export_oci_seccomp(import_file(fixture("podman-default.json"))));
+  EXPECT_EQ(podman.outcome(SYS_socket, {16 /* AF_NETLINK */, 3 /* SOCK_RAW */, 9}), EINVAL);
+  EXPECT_EQ(podman.outcome(SYS_chroot, {reinterpret_cast<unsigned long>("/")}), EPERM);
+  EXPECT_EQ(podman.outcome(SYS_getpid, {}), 0);
 }
 
 }  // namespace
