@@ -1,0 +1,212 @@
+// The library as a plugin host uses it: many jails at once from several threads, each talked to
+// over Stdio::pipe; wait_for before and after the tool ends; kill; a Process dropped unwaited.
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jail/error.hpp"
+#include "jail/launch.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+jail::Spec shell(const std::string& script) {
+  jail::Spec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.env = jail::default_environment();
+  spec.stdio = jail::Stdio::pipe;
+  return spec;
+}
+
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Reads `fd` to end of file. While nothing arrives, the supervisor gets its turn (wait_for), so
+// a tool that needs it (a denied syscall waiting for its answer) cannot stall the read. A Result
+// that comes that way is kept in `result`.
+std::string read_all(jail::Process& process, int fd, std::optional<jail::Result>& result,
+                     std::chrono::milliseconds timeout) {
+  std::string text;
+  const auto deadline = Clock::now() + timeout;
+  char buf[4096];
+  while (Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 20);
+    if (ready == 0) {
+      if (!result) result = process.wait_for(1ms);
+      continue;
+    }
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+// Every pid whose command line contains `needle`, by scanning /proc.
+std::vector<pid_t> processes_with(const std::string& needle) {
+  std::vector<pid_t> found;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return found;
+  while (const dirent* entry = ::readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (pid <= 0 || pid == ::getpid()) continue;
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+    std::stringstream cmdline;
+    cmdline << in.rdbuf();
+    std::string text = cmdline.str();
+    for (char& c : text) {
+      if (c == '\0') c = ' ';
+    }
+    if (text.find(needle) != std::string::npos) found.push_back(pid);
+  }
+  ::closedir(proc);
+  return found;
+}
+
+bool process_gone(pid_t pid) {
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+TEST(LibraryLaunch, FiftyConcurrentLaunchesFromTenThreads) {
+  ::signal(SIGPIPE, SIG_IGN);
+  constexpr int kThreads = 10;
+  constexpr int kPerThread = 5;
+  std::mutex failures_lock;
+  std::vector<std::string> failures;
+  std::atomic<int> correct{0};
+  auto fail = [&](int n, const std::string& what) {
+    std::lock_guard lock(failures_lock);
+    failures.push_back("tool " + std::to_string(n) + ": " + what);
+  };
+
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Each thread holds its five jails at once, then talks to them in turn.
+      std::vector<std::pair<int, jail::Process>> running;
+      for (int i = 0; i < kPerThread; ++i) {
+        const int n = t * kPerThread + i + 1;
+        try {
+          running.emplace_back(
+              n, jail::launch(shell("read x; echo \"$x-" + std::to_string(n) + "\"; echo \"err-" +
+                                    std::to_string(n) + "\" >&2; exit " + std::to_string(n))));
+        } catch (const jail::Error& e) {
+          fail(n, std::string("launch threw: ") + e.what());
+        }
+      }
+      for (auto& [n, process] : running) {
+        const std::string line = "line-from-thread-" + std::to_string(t);
+        if (process.stdin_fd() < 0 || process.stdout_fd() < 0 || process.stderr_fd() < 0) {
+          fail(n, "no pipe");
+          continue;
+        }
+        if (!write_all(process.stdin_fd(), line + "\n")) fail(n, "write to stdin failed");
+        process.close_stdin();
+        std::optional<jail::Result> result;
+        const std::string out = read_all(process, process.stdout_fd(), result, 30s);
+        const std::string err = read_all(process, process.stderr_fd(), result, 30s);
+        if (!result) result = process.wait();
+        const std::string want = line + "-" + std::to_string(n) + "\n";
+        const bool out_ok = out == want;
+        const bool err_ok = err == "err-" + std::to_string(n) + "\n";
+        const bool result_ok = result->outcome == jail::Outcome::exited && result->exit_code == n;
+        if (!out_ok) fail(n, "stdout '" + out + "', want '" + want + "'");
+        if (!err_ok) fail(n, "stderr '" + err + "'");
+        if (!result_ok) fail(n, "result " + jail::to_json(*result));
+        if (out_ok && err_ok && result_ok) ++correct;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& failure : failures) ADD_FAILURE() << failure;
+  EXPECT_EQ(correct.load(), kThreads * kPerThread);
+}
+
+TEST(LibraryLaunch, WaitForGivesNothingBeforeTheToolEndsAndTheResultAfter) {
+  jail::Process process = jail::launch(shell("read x; exit 7"));
+  const auto start = Clock::now();
+  std::optional<jail::Result> early = process.wait_for(300ms);
+  const auto waited = Clock::now() - start;
+  EXPECT_FALSE(early) << "a Result while the tool still waits for input: " << jail::to_json(*early);
+  EXPECT_GE(waited, 290ms);
+  EXPECT_LT(waited, 5s);
+  // Again: a nullopt leaves the Process usable.
+  EXPECT_FALSE(process.wait_for(50ms));
+
+  ASSERT_TRUE(write_all(process.stdin_fd(), "go\n"));
+  std::optional<jail::Result> late;
+  for (int i = 0; i < 100 && !late; ++i) late = process.wait_for(100ms);
+  ASSERT_TRUE(late) << "no Result 10 s after the tool was told to end";
+  EXPECT_EQ(late->outcome, jail::Outcome::exited) << jail::to_json(*late);
+  EXPECT_EQ(late->exit_code, 7) << jail::to_json(*late);
+  // Finished: a second wait is an error, not a second Result.
+  EXPECT_THROW((void)process.wait_for(10ms), jail::Error);
+}
+
+TEST(LibraryLaunch, KillSigtermEndsASleepingTool) {
+  jail::Process process = jail::launch(shell("exec sleep 600"));
+  EXPECT_FALSE(process.wait_for(300ms));
+  process.kill(SIGTERM);
+  std::optional<jail::Result> result = process.wait_for(10s);
+  ASSERT_TRUE(result) << "SIGTERM did not end the tool within 10 s";
+  EXPECT_EQ(result->outcome, jail::Outcome::signaled) << jail::to_json(*result);
+  EXPECT_EQ(result->signal, SIGTERM) << jail::to_json(*result);
+  EXPECT_LT(result->wall_ms, 10'000) << jail::to_json(*result);
+}
+
+TEST(LibraryLaunch, ProcessDroppedWithoutWaitLeavesNothingBehind) {
+  // A sleep length no other process on the machine has, to find the tool by its command line.
+  const std::string marker = "7" + std::to_string(::getpid()) + ".25";
+  pid_t init = 0;
+  {
+    jail::Process process = jail::launch(shell("sleep " + marker + "; :"));
+    init = process.pid();
+    // The tool is up: its sleep shows in the host's /proc.
+    const auto deadline = Clock::now() + 10s;
+    while (processes_with("sleep " + marker).empty() && Clock::now() < deadline) {
+      std::this_thread::sleep_for(10ms);
+    }
+    ASSERT_FALSE(processes_with("sleep " + marker).empty()) << "the tool never started";
+    ASSERT_GT(init, 0);
+  }
+  EXPECT_TRUE(process_gone(init)) << "the jail's init " << init << " outlived its Process";
+  // The tool goes with the init's pid namespace; give the kernel a moment to finish it.
+  const auto deadline = Clock::now() + 5s;
+  while (!processes_with("sleep " + marker).empty() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  for (const pid_t pid : processes_with("sleep " + marker)) {
+    ADD_FAILURE() << "process " << pid << " (the tool) outlived its Process";
+    ::kill(pid, SIGKILL);
+  }
+}
+
+}  // namespace
