@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -91,6 +92,22 @@ std::vector<pid_t> processes_with(const std::string& needle) {
   return found;
 }
 
+// The cgroups this process's jails made (named jail-<our pid>-…) that are still there, in any
+// hierarchy.
+std::vector<std::string> our_cgroups_left() {
+  std::vector<std::string> left;
+  const std::string prefix = "jail-" + std::to_string(::getpid()) + "-";
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator("/sys/fs/cgroup", ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() > 3) it.disable_recursion_pending();
+    if (it->is_directory(ec) && it->path().filename().string().starts_with(prefix)) {
+      left.push_back(it->path().string());
+    }
+  }
+  return left;
+}
+
 bool process_gone(pid_t pid) {
   return ::kill(pid, 0) != 0 && errno == ESRCH;
 }
@@ -148,6 +165,7 @@ TEST(LibraryLaunch, FiftyConcurrentLaunchesFromTenThreads) {
   for (auto& thread : threads) thread.join();
   for (const auto& failure : failures) ADD_FAILURE() << failure;
   EXPECT_EQ(correct.load(), kThreads * kPerThread);
+  for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
 }
 
 TEST(LibraryLaunch, WaitForGivesNothingBeforeTheToolEndsAndTheResultAfter) {
@@ -207,6 +225,7 @@ TEST(LibraryLaunch, ProcessDroppedWithoutWaitLeavesNothingBehind) {
     ADD_FAILURE() << "process " << pid << " (the tool) outlived its Process";
     ::kill(pid, SIGKILL);
   }
+  for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
 }
 
 }  // namespace
