@@ -5,7 +5,13 @@ set -euo pipefail
 jail=$1
 manpage=$2
 rendered=$(groff -man -Tascii -P-cbou "$manpage")
-help=$("$jail" --help; "$jail" doctor --help; "$jail" policy explain --help; "$jail" policy bpf --help)
+help=$(
+  "$jail" --help
+  "$jail" doctor --help
+  for sub in explain bpf import export; do "$jail" policy "$sub" --help; done
+  "$jail" rootfs build --help
+  "$jail" export-oci --help 2>&1 || true  # its own flag, --bundle, is named in its message
+)
 missing=0
 for option in $(grep -oE -- '--[a-z][a-z-]+' <<<"$help" | sort -u); do
   if ! grep -qF -- "$option" <<<"$rendered"; then
