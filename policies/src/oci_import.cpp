@@ -189,6 +189,9 @@ class Importer {
   }
 
   void read_defaults(const json& p) {
+    if (!p.contains("defaultAction"))
+      fail(from_config_ ? "linux.seccomp" : "top level",
+           "no 'defaultAction': a profile says what happens to syscalls no entry names");
     source_default_ = json_string(p["defaultAction"]);
     const json* ret = p.contains("defaultErrnoRet") ? &p["defaultErrnoRet"] : nullptr;
     if (ret != nullptr && ret->is_number_integer())

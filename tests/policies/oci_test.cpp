@@ -349,6 +349,9 @@ TEST(OciImport, RefusesWhatHasNoDefinedMeaning) {
             std::string::npos);
   EXPECT_NE(refused(json{{"ociVersion", "1.0.2"}}).find("not a seccomp profile"),
             std::string::npos);
+  EXPECT_NE(refused(json{{"linux", {{"seccomp", json::object()}}}})
+                .find("x.json: linux.seccomp: no 'defaultAction'"),
+            std::string::npos);
   EXPECT_NE(refused(json::parse(R"({"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names":
             ["read"], "action": "SCMP_ACT_ALOW"}]})"))
                 .find("x.json: syscalls[0].action: unknown action 'SCMP_ACT_ALOW'"),
