@@ -10,6 +10,7 @@
 
 #include "doctor.hpp"
 #include "export_command.hpp"
+#include "learn_command.hpp"
 #include "logging.hpp"
 #include "policy_command.hpp"
 #include "rootfs_command.hpp"
@@ -20,13 +21,15 @@ namespace {
 constexpr int kSetupFailed = 125;
 
 int dispatch(int argc, char** argv) {
+  const bool learn = argc >= 3 && std::strcmp(argv[1], "policy") == 0 && std::strcmp(argv[2], "learn") == 0;
   if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) return run_doctor(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "rootfs") == 0) return jail::runner::run_rootfs_command(argc - 1, argv + 1);
-  if (argc >= 2 && std::strcmp(argv[1], "policy") == 0) return jail::runner::run_policy_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "policy") == 0 && !learn) return jail::runner::run_policy_command(argc - 1, argv + 1);
 
   int first = 1;
   const bool export_oci = argc >= 2 && std::strcmp(argv[1], "export-oci") == 0;
   if (argc >= 2 && (std::strcmp(argv[1], "run") == 0 || export_oci)) first = 2;
+  if (learn) first = 3;
   std::vector<std::string> options;
   std::vector<std::string> command;
   bool after_separator = false;
@@ -50,6 +53,7 @@ int dispatch(int argc, char** argv) {
     spdlog::error("no command after '--': write jail [OPTIONS] -- COMMAND [ARGS...]");
     return kSetupFailed;
   }
+  if (learn) return jail::runner::learn_command(options, command);
   if (export_oci) return jail::runner::export_oci_command(options, command);
   return jail::runner::run_command(options, command);
 }

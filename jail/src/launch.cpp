@@ -154,7 +154,8 @@ Process launch(const Spec& spec) {
   plan.cap_last_cap = read_cap_last_cap();
 
   // Loaded and compiled before clone; the child gets a copy of the program with its memory.
-  const std::unique_ptr<PreparedPolicy> policy = prepare_policy(spec.policy);
+  const std::unique_ptr<PreparedPolicy> policy =
+      spec.seccomp_mode == SeccompMode::learn ? prepare_learning_policy() : prepare_policy(spec.policy);
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
   const PtyPlan pty = plan_pty(spec);
   plan.pty = pty.enabled;
@@ -194,6 +195,7 @@ Process launch(const Spec& spec) {
                                   normalize_jail_path(spec.cwd), spec.rootfs.value_or(""), identity};
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
+  state->learn = spec.seccomp_mode == SeccompMode::learn;
   state->pty = pty.enabled;
   state->pty_input = pty.input;
   state->pty_output = pty.output;

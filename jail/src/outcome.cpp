@@ -76,6 +76,7 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   result.limits = state.limits;
   result.denials = record.denials;
   result.output_truncated = record.output_truncated;
+  result.syscalls_seen = record.syscalls_seen;
   fill_usage(result, record);
 
   const child::Report* setup = nullptr;

@@ -22,6 +22,7 @@ struct RunRecord {
   bool output_truncated = false;
   Denials denials;
   std::optional<Violation> violation;  // a call the policy said kill for
+  std::vector<SyscallUse> syscalls_seen;
   double wall_ms = 0;
 };
 

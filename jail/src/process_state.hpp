@@ -40,6 +40,7 @@ struct Process::State {
   ReportChannel reports;
   // For answering the tool's seccomp notifications; null with --policy none.
   std::shared_ptr<const policy::Policy> policy;
+  bool learn = false;  // SeccompMode::learn: record every syscall
   // With a pty: the caller's fds the relay reads from (-1: none) and writes to.
   bool pty = false;
   int pty_input = -1;

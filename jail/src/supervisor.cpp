@@ -78,7 +78,7 @@ void Supervisor::on_deadline() {
 void Supervisor::on_reports() {
   state_.reports.drain();
   if (UniqueFd listener = state_.reports.take(child::ReportKind::seccomp_listener); listener.valid()) {
-    denials_ = std::make_unique<DenialHandler>(std::move(listener), state_.policy);
+    denials_ = std::make_unique<DenialHandler>(std::move(listener), state_.policy, state_.learn);
   }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ = std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output);
@@ -143,6 +143,7 @@ Result Supervisor::finish() {
   if (denials_) {
     record.denials = denials_->denials();
     record.violation = denials_->violation();
+    record.syscalls_seen = denials_->seen();
   }
   if (!state_.cgroup.empty()) {
     record.cgroup_usage = state_.cgroup.usage();

@@ -27,6 +27,14 @@ struct Violation {
   std::string action;  // "kill", "errno EPERM", ...
 };
 
+// A syscall the tool made, as seen in SeccompMode::learn.
+struct SyscallUse {
+  std::string name;
+  int number = -1;
+  std::uint64_t count = 0;
+  std::vector<std::array<std::uint64_t, 6>> distinct_args;  // the first few distinct argument sets
+};
+
 struct Denials {
   std::uint64_t count = 0;
   std::vector<Violation> first;  // the first few, in order
@@ -52,6 +60,7 @@ struct Result {
   std::uint64_t peak_memory_bytes = 0;
   std::optional<Limit> limit_hit;  // the limit that ended or shaped the run
   bool output_truncated = false;   // the tool's output was cut at max_output_bytes
+  std::vector<SyscallUse> syscalls_seen;  // SeccompMode::learn only, by syscall number
   Limits limits;                   // the limits the run had, echoed back
   std::optional<SetupFailure> error;
 };

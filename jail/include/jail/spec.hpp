@@ -31,6 +31,10 @@ enum class Stdio { inherit, pty, pipe };
 // user-space kernel stands between the tool and the host's.
 enum class Runtime { native, runsc };
 
+// enforce: the policy decides. learn: every syscall is allowed and reported to the supervisor,
+// and the Result lists what the tool used (`jail policy learn` writes a policy from it).
+enum class SeccompMode { enforce, learn };
+
 // What the tool reads: the caller's stdin (per Stdio), or nothing (/dev/null).
 enum class Input { inherit, none };
 
@@ -78,6 +82,7 @@ struct Spec {
   // The seccomp policy: a shipped name ("default", "python", "minimal"), a path to a .policy
   // file, or "none" (no filter at all — for debugging only).
   std::string policy = "default";
+  SeccompMode seccomp_mode = SeccompMode::enforce;
 
   Limits limits;
   // Where the jail's cgroup is created, as a cgroup path like those in /proc/self/cgroup; unset:

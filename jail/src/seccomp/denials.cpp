@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <fstream>
@@ -37,8 +38,14 @@ pid_t pid_inside(pid_t host_pid) {
 
 }  // namespace
 
-DenialHandler::DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy)
-    : listener_(std::move(listener)), policy_(std::move(policy)) {}
+DenialHandler::DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy, bool learn)
+    : listener_(std::move(listener)), policy_(std::move(policy)), learn_(learn) {}
+
+std::vector<SyscallUse> DenialHandler::seen() const {
+  std::vector<SyscallUse> list;
+  for (const auto& [number, use] : seen_) list.push_back(use);
+  return list;
+}
 
 bool DenialHandler::handle_one(int init_pidfd) {
   seccomp_notif request{};
@@ -50,6 +57,31 @@ bool DenialHandler::handle_one(int init_pidfd) {
     return false;
   }
   const policy::Decision decision = policy::evaluate(*policy_, request.data);
+  // The baseline's fixed answers (clone3 → ENOSYS, namespaces, TIOCSTI) are not the tool's
+  // needs: a learned policy could not widen them anyway.
+  if (learn_ && decision.where.file != "baseline.policy") {
+    // Learning answers at once and keeps only counts and a few distinct argument sets, so a
+    // syscall-heavy tool costs a round trip per call but never unbounded memory.
+    constexpr std::size_t kKeptArgumentSets = 64;
+    SyscallUse& use = seen_[request.data.nr];
+    if (use.count++ == 0) {
+      use.name = policy::syscall_name(request.data.nr);
+      use.number = request.data.nr;
+    }
+    std::array<std::uint64_t, 6> args{};
+    for (std::size_t i = 0; i < args.size(); ++i) args[i] = request.data.args[i];
+    if (use.distinct_args.size() < kKeptArgumentSets &&
+        std::find(use.distinct_args.begin(), use.distinct_args.end(), args) == use.distinct_args.end()) {
+      use.distinct_args.push_back(args);
+    }
+    if (decision.action.kind == policy::ActionKind::log) {
+      seccomp_notif_resp response{};
+      response.id = request.id;
+      response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+      ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+      return false;
+    }
+  }
   Violation record;
   record.syscall = policy::syscall_name(request.data.nr);
   record.number = request.data.nr;

@@ -5,7 +5,9 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -19,7 +21,8 @@ class DenialHandler {
  public:
   static constexpr std::size_t kKeptDenials = 16;
 
-  DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy);
+  // With `learn`, every call that reaches the supervisor is recorded in seen().
+  DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy, bool learn = false);
 
   [[nodiscard]] int fd() const { return listener_.get(); }
 
@@ -29,12 +32,15 @@ class DenialHandler {
 
   [[nodiscard]] const Denials& denials() const { return denials_; }
   [[nodiscard]] const std::optional<Violation>& violation() const { return violation_; }
+  [[nodiscard]] std::vector<SyscallUse> seen() const;
 
  private:
   UniqueFd listener_;
   std::shared_ptr<const policy::Policy> policy_;
   Denials denials_;
   std::optional<Violation> violation_;
+  bool learn_ = false;
+  std::map<int, SyscallUse> seen_;
 };
 
 }  // namespace jail

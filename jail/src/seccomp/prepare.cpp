@@ -36,10 +36,11 @@ void check_needed_calls(const policy::Policy& policy, const std::string& name) {
     data.nr = call.number;
     data.arch = AUDIT_ARCH_X86_64;
     const policy::Decision decision = policy::evaluate(policy, data);
-    if (decision.action.kind != policy::ActionKind::allow &&
-        decision.action.kind != policy::ActionKind::log) {
+    // Plain allow, not log: these run before the supervisor holds the listener, so a call routed
+    // to it would wait for ever.
+    if (decision.action.kind != policy::ActionKind::allow) {
       throw Error("policy", EINVAL,
-                  fmt::format("policy {} must allow {} ({}), which jail needs {}; it decides '{}' "
+                  fmt::format("policy {} must plainly allow {} ({}), which jail needs {}; it decides '{}' "
                               "at {}:{}",
                               name, call.name, call.number, call.why,
                               policy::to_string(decision.action), decision.where.file,
@@ -68,6 +69,23 @@ std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path) 
                 fmt::format("cannot use policy {}:\n{}", name_or_path, policy::format(error.diagnostics())));
   } catch (const policy::CompileError& error) {
     throw Error("policy", EINVAL, fmt::format("cannot compile policy {}: {}", name_or_path, error.what()));
+  }
+  prepared->fprog = prepared->program.fprog();
+  return prepared;
+}
+
+std::unique_ptr<PreparedPolicy> prepare_learning_policy() {
+  auto prepared = std::make_unique<PreparedPolicy>();
+  prepared->name = "learn";
+  try {
+    prepared->policy = std::make_shared<policy::Policy>(
+        policy::parse_policy("# jail policy learn: allow and report everything\n"
+                             "# (what jail itself runs before the supervisor listens is plainly allowed)\n"
+                             "allow execve write exit_group\ndefault log\n",
+                             "learn.policy"));
+    prepared->program = policy::compile(*prepared->policy, policy::Routing::notify);
+  } catch (const std::exception& error) {
+    throw Error("policy", EINVAL, fmt::format("cannot build the learning policy: {}", error.what()));
   }
   prepared->fprog = prepared->program.fprog();
   return prepared;

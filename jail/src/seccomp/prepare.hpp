@@ -24,4 +24,7 @@ struct PreparedPolicy {
 // failed start (write, exit_group).
 [[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path);
 
+// Learn mode: every syscall but the baseline's fixed rules is logged (allowed and reported).
+[[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_learning_policy();
+
 }  // namespace jail

@@ -1,0 +1,116 @@
+#include "learned_policy.hpp"
+
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "policy/evaluate.hpp"
+#include "policy/policy.hpp"
+#include "policy/tools.hpp"
+
+namespace jail::runner {
+namespace {
+
+// The argument whose values are worth a condition, and whether the kernel reads it as 32 bits.
+const std::map<std::string, int> kConditionArgument = {
+    {"ioctl", 1}, {"socket", 0}, {"clone", 0}, {"prctl", 0}, {"fcntl", 1}};
+
+// What jail itself needs under the filter (see launch): always allowed.
+const std::set<std::string> kNeededByJail = {"execve", "write", "exit_group"};
+
+std::string today() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+std::string rule_for(const SyscallUse& use) {
+  const auto arg = kConditionArgument.find(use.name);
+  if (arg == kConditionArgument.end() || use.distinct_args.size() >= 64) {
+    return fmt::format("allow {}", use.name);
+  }
+  std::set<std::uint64_t> values;
+  for (const auto& args : use.distinct_args) values.insert(args[arg->second] & 0xffffffffu);
+  std::string list;
+  for (const auto value : values) list += (list.empty() ? "" : ", ") + fmt::format("{:#x}", value);
+  return fmt::format("allow {} if arg{} in {{{}}}", use.name, arg->second, list);
+}
+
+std::string rules_text(const std::vector<SyscallUse>& seen) {
+  std::string plain, conditional, dangerous;
+  std::vector<std::string> names;
+  for (const auto& use : seen) {
+    if (kNeededByJail.contains(use.name)) continue;
+    const std::string rule = rule_for(use);
+    if (policy::is_dangerous_syscall(use.name)) {
+      dangerous += fmt::format(
+          "# REVIEW: {} is dangerous; the learning run used it {} times. Remove this rule unless "
+          "the tool truly needs it.\n{}\n",
+          use.name, use.count, rule);
+    } else if (rule.find(" if ") != std::string::npos) {
+      conditional += fmt::format("# {}: {} calls, these values seen\n{}\n", use.name, use.count, rule);
+    } else {
+      names.push_back(fmt::format("{}", use.name));
+    }
+  }
+  std::string text = "# needed by jail to start the tool and to report a failed start\nallow execve write exit_group\n";
+  if (!names.empty()) {
+    text += "\n# seen in the learning run\n";
+    for (std::size_t i = 0; i < names.size(); i += 8) {
+      text += "allow";
+      for (std::size_t j = i; j < std::min(names.size(), i + 8); ++j) text += " " + names[j];
+      text += "\n";
+    }
+  }
+  if (!conditional.empty()) text += "\n" + conditional;
+  if (!dangerous.empty()) text += "\n" + dangerous;
+  return text;
+}
+
+}  // namespace
+
+std::string learned_policy_text(const std::vector<SyscallUse>& seen, const LearnOptions& options) {
+  std::uint64_t calls = 0;
+  for (const auto& use : seen) calls += use.count;
+  return fmt::format(
+      "# Learned by `jail policy learn` on {} from:\n#   {}\n# {} distinct syscalls, {} calls. "
+      "Review it before use: it allows what one run needed.\ndefault {}\n\n{}",
+      today(), options.command, seen.size(), calls, options.default_action, rules_text(seen));
+}
+
+std::string merge_into(const std::string& existing_path, const std::vector<SyscallUse>& seen,
+                       const LearnOptions& options, std::vector<std::string>& added) {
+  const policy::Policy existing = policy::load_policy(existing_path);
+  std::vector<SyscallUse> missing;
+  for (const auto& use : seen) {
+    bool allowed = true;
+    for (const auto& args : use.distinct_args) {
+      seccomp_data data{};
+      data.nr = use.number;
+      data.arch = AUDIT_ARCH_X86_64;
+      for (std::size_t i = 0; i < args.size(); ++i) data.args[i] = args[i];
+      const auto kind = policy::evaluate(existing, data).action.kind;
+      allowed = allowed && (kind == policy::ActionKind::allow || kind == policy::ActionKind::log);
+    }
+    if (!allowed) {
+      missing.push_back(use);
+      added.push_back(fmt::format("{} ({} calls)", use.name, use.count));
+    }
+  }
+  std::ifstream in(existing_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (missing.empty()) return text.str();
+  return fmt::format("# Widened by `jail policy learn --merge` on {} for:\n#   {}\n{}\n# --- the policy as it was ---\n{}",
+                     today(), options.command, rules_text(missing), text.str());
+}
+
+}  // namespace jail::runner
