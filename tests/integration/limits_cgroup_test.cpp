@@ -113,12 +113,16 @@ std::string read_trimmed(const std::string& path) {
   return content ? trim(*content) : "<unreadable " + path + ">";
 }
 
-// Polls until jail's cgroup in `controller` exists (the tool has been placed) or 10 s pass.
-std::string wait_for_jail_cgroup(const std::string& controller, pid_t jail_pid) {
+// Polls until jail's cgroup in `controller` holds `processes` processes (jail's init, then the
+// tool it forks) or 10 s pass.
+std::string wait_for_jail_cgroup(const std::string& controller, pid_t jail_pid,
+                                 std::size_t processes = 1) {
   auto deadline = Clock::now() + std::chrono::seconds(10);
   while (Clock::now() < deadline) {
     std::string dir = jail_cgroup_dir(controller, jail_pid);
-    if (!dir.empty() && read_trimmed(dir + "/cgroup.procs") != "") return dir;
+    if (!dir.empty() && split_lines(read_trimmed(dir + "/cgroup.procs")).size() >= processes) {
+      return dir;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return {};
@@ -185,7 +189,7 @@ class LimitsCgroup : public ::testing::Test {
 
 TEST_F(LimitsCgroup, KernelHoldsTheLimitsAsAsked) {
   auto jail = start({"--memory", "64M", "--pids", "64", "--cpus", "0.5", "--", "sleep", "30"});
-  std::string memory = wait_for_jail_cgroup("memory", jail->pid());
+  std::string memory = wait_for_jail_cgroup("memory", jail->pid(), 2);
   ASSERT_FALSE(memory.empty()) << "no jail-" << jail->pid() << "-* under "
                                << caller_v1_dir("memory");
   std::string pids = jail_cgroup_dir("pids", jail->pid());
