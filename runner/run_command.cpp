@@ -13,6 +13,7 @@
 
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
+#include "audit_log.hpp"
 #include "run_options.hpp"
 
 namespace jail::runner {
@@ -89,6 +90,7 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
   const Result result = jail::run(run.spec);
   log_result(result);
   write_status(run, result);
+  if (run.audit_log) append_audit_record(*run.audit_log, run.spec, result);
   return exit_code_for(result);
 }
 

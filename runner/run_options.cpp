@@ -22,7 +22,7 @@ struct RawFlags {
   std::optional<unsigned> uid, gid;
   std::optional<std::string> cwd, rootfs, tmpfs_size, status_file, log_file;
   std::optional<int> status_fd, log_fd;
-  std::optional<std::string> max_output;
+  std::optional<std::string> max_output, audit_log;
   std::string stdin_mode = "inherit", runtime = "native", runsc_platform;
   std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
@@ -75,6 +75,7 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--stdin", f.stdin_mode, "inherit, or none (the tool reads /dev/null)")
       ->check(CLI::IsMember({"inherit", "none"}))
       ->capture_default_str();
+  app.add_option("--audit-log", f.audit_log, "append one JSON line describing the run to this file");
   app.add_option("--log-fd", f.log_fd, "jail's own messages go to this fd instead of stderr");
   app.add_option("--status-fd", f.status_fd, "write the result as JSON to this fd");
   app.add_option("--status-file", f.status_file, "write the result as JSON to this file");
@@ -268,6 +269,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   run.log.format = f.log_format == "json" ? LogFormat::json : LogFormat::text;
   run.status_fd = f.status_fd;
   run.status_file = f.status_file;
+  run.audit_log = f.audit_log;
   if (f.status_fd && (*f.status_fd < 0 || ::fcntl(*f.status_fd, F_GETFD) < 0)) {
     throw UsageError(fmt::format("--status-fd {}: not an open file descriptor", *f.status_fd));
   }

@@ -16,6 +16,7 @@ struct RunOptions {
   LogOptions log;
   std::optional<int> status_fd;
   std::optional<std::string> status_file;
+  std::optional<std::string> audit_log;
 };
 
 // A bad flag or value: the message says which and why. Exit code 125.

@@ -1,0 +1,126 @@
+#include "audit_log.hpp"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <ctime>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "policy/policy.hpp"
+
+namespace jail::runner {
+namespace {
+
+std::string sha256(const std::string& data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return "sha256:" + hex;
+}
+
+// Everything that decides what the tool can do, in a fixed order, so equal specs hash equal.
+nlohmann::ordered_json spec_json(const Spec& spec) {
+  nlohmann::ordered_json mounts = nlohmann::ordered_json::array();
+  for (const auto& mount : spec.mounts) {
+    mounts.push_back({{"kind", static_cast<int>(mount.kind)}, {"source", mount.source},
+                      {"target", mount.target}, {"size", mount.size_bytes.value_or(0)}});
+  }
+  return {{"argv", spec.argv},         {"env", spec.env},
+          {"uid", spec.uid.value_or(static_cast<uid_t>(-1))},
+          {"gid", spec.gid.value_or(static_cast<gid_t>(-1))},
+          {"hostname", spec.hostname}, {"net", spec.net == Net::host ? "host" : "none"},
+          {"rootfs", spec.rootfs.value_or("")}, {"cwd", spec.cwd},
+          {"mounts", mounts},          {"tmp_size", spec.tmp_size_bytes},
+          {"policy", spec.policy},     {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
+          {"memory", spec.limits.memory_bytes.value_or(0)}, {"pids", spec.limits.pids.value_or(0)},
+          {"cpus", spec.limits.cpus.value_or(0)},
+          {"timeout_ms", spec.limits.timeout ? spec.limits.timeout->count() : 0}};
+}
+
+std::string policy_digest(const std::string& name) {
+  if (name == "none") return "";
+  try {
+    const policy::Policy loaded = policy::load_policy(name);
+    std::string all;
+    for (const auto& source : loaded.sources) all += source.name + "\n" + source.text + "\n";
+    return sha256(all);
+  } catch (const std::exception&) {
+    return "";  // the run itself reported why the policy could not be used
+  }
+}
+
+std::string utc_time(std::chrono::system_clock::time_point now) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  std::tm parts{};
+  ::gmtime_r(&seconds, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+}  // namespace
+
+std::string audit_record(const Spec& spec, const Result& result) {
+  const nlohmann::ordered_json spec_text = spec_json(spec);
+  const auto now = std::chrono::system_clock::now();
+  std::error_code error;
+  const nlohmann::ordered_json status = nlohmann::ordered_json::parse(to_json(result));
+  nlohmann::ordered_json record = {
+      {"time", utc_time(now)},
+      {"caller_uid", ::getuid()},
+      {"caller_pid", ::getpid()},
+      {"command", spec.argv},
+      {"cwd", std::filesystem::current_path(error).string()},
+      {"spec_digest", sha256(spec_text.dump())},
+      {"policy", spec.seccomp_mode == SeccompMode::learn ? "learn" : spec.policy},
+      {"policy_digest", policy_digest(spec.policy)},
+      {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
+      {"limits", status["limits"]},
+      {"outcome", status["outcome"]},
+      {"exit_code", status["exit_code"]},
+      {"signal", status["signal"]},
+      {"jail_exit_code", status["jail_exit_code"]},
+      {"violation", status["violation"]},
+      {"denials", status["denials"]},
+      {"limit_hit", status["limit_hit"]},
+      {"wall_ms", result.wall_ms},
+      {"cpu_user_ms", result.cpu_user_ms},
+      {"cpu_sys_ms", result.cpu_sys_ms},
+      {"peak_memory_bytes", result.peak_memory_bytes},
+      {"error", status["error"]}};
+  return record.dump() + "\n";
+}
+
+bool append_audit_record(const std::string& path, const Spec& spec, const Result& result) {
+  const std::string line = audit_record(spec, result);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    spdlog::error("cannot open --audit-log {}: {}", path, std::strerror(errno));
+    return false;
+  }
+  // O_APPEND makes each write land at the end; the lock also keeps writers on filesystems
+  // without atomic appends from interleaving.
+  ::flock(fd, LOCK_EX);
+  const ssize_t written = ::write(fd, line.data(), line.size());
+  const int err = errno;
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+  if (written != static_cast<ssize_t>(line.size())) {
+    spdlog::error("cannot append to --audit-log {}: {}", path, std::strerror(err));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace jail::runner

@@ -1,0 +1,19 @@
+// --audit-log FILE: one JSON line per run, appended atomically, so a security team has a record
+// of what ran, under what, and how it ended.
+#pragma once
+
+#include <string>
+
+#include "jail/result.hpp"
+#include "jail/spec.hpp"
+
+namespace jail::runner {
+
+// The line itself (for tests and for callers with their own sink).
+[[nodiscard]] std::string audit_record(const Spec& spec, const Result& result);
+
+// Appends the record to `path` with one write under an exclusive lock; concurrent runs never
+// tear or lose a line. Returns false (and logs why) when the file cannot be written.
+bool append_audit_record(const std::string& path, const Spec& spec, const Result& result);
+
+}  // namespace jail::runner
