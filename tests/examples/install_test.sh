@@ -68,7 +68,7 @@ step "pkg-config --cflags --libs jail"
 export PKG_CONFIG_PATH=$(dirname "$pc")
 flags=$(pkg-config --cflags --libs jail)
 echo "$flags"
-[[ $(pkg-config --modversion jail) == "$(grep -oP 'PACKAGE_VERSION "\K[^"]+' \
+[[ $(pkg-config --modversion jail) == "$(grep -m1 -oP 'set\(PACKAGE_VERSION "\K[^"]+' \
       "$(dirname "$config")/jailConfigVersion.cmake")" ]]
 cat >"$work/consumer.cpp" <<'CPP'
 #include <jail/launch.hpp>
