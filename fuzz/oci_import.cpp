@@ -21,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const auto result = jail::policy::try_parse_policy(text, "imported.policy", "/nonexistent");
   if (!result.policy) {
-    std::fprintf(stderr, "the importer produced text the parser refuses:\n%s\n%s\n",
-                 text.c_str(), jail::policy::format(result.diagnostics).c_str());
+    std::fprintf(stderr, "the importer produced text the parser refuses:\n%s\n%s\n", text.c_str(),
+                 jail::policy::format(result.diagnostics).c_str());
     std::abort();
   }
   return 0;

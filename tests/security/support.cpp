@@ -75,7 +75,9 @@ std::vector<int> host_processes_with(const std::string& token) {
   return pids;
 }
 
-std::string sec_probe(const std::string& name) { return "/probes/" + name; }
+std::string sec_probe(const std::string& name) {
+  return "/probes/" + name;
+}
 
 std::vector<std::string> SecurityTest::full_args(const std::vector<std::string>& flags,
                                                  const std::vector<std::string>& command) {

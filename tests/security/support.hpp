@@ -44,7 +44,11 @@ class SecurityTest : public ::testing::TestWithParam<Mode> {
  protected:
   [[nodiscard]] bool as_root() const { return GetParam().caller == Caller::root; }
   [[nodiscard]] bool runsc() const { return GetParam().runtime == Runtime::runsc; }
-  [[nodiscard]] uid_t host_uid_of_tool() const { return kNobodyUid; }
+  // runsc refusing to start the sandbox: it exits 128 and the probe printed nothing. (jail
+  // reports that as outcome "exited", exit_code 128; RunscRefusalIsASetupError holds it to 125.)
+  [[nodiscard]] bool runsc_refused(const Outcome& o) const {
+    return runsc() && o.run.exit_code == 128 && o.values.empty();
+  }
 
   // jail [runtime flags] --status-file F --ro-bind probes:/probes FLAGS -- COMMAND.
   // Under runsc the runtime flags are `--runtime runsc --policy none`.
@@ -83,16 +87,16 @@ std::string sec_probe(const std::string& name);
 
 // Tests that need the seccomp policy (kills, named violations) do not apply under runsc, which
 // currently runs with --policy none.
-#define SKIP_UNDER_RUNSC(why)                                   \
-  do {                                                          \
-    if (runsc()) GTEST_SKIP() << "native only: " << (why);      \
+#define SKIP_UNDER_RUNSC(why)                              \
+  do {                                                     \
+    if (runsc()) GTEST_SKIP() << "native only: " << (why); \
   } while (0)
 
 #define JAIL_SECURITY_INSTANTIATE(suite)                                                      \
   INSTANTIATE_TEST_SUITE_P(                                                                   \
       Modes, suite,                                                                           \
       ::testing::Values(                                                                      \
-          ::jail_security::Mode{::jail_test::Caller::root, ::jail_security::Runtime::native},  \
+          ::jail_security::Mode{::jail_test::Caller::root, ::jail_security::Runtime::native}, \
           ::jail_security::Mode{::jail_test::Caller::unprivileged,                            \
                                 ::jail_security::Runtime::native},                            \
           ::jail_security::Mode{::jail_test::Caller::root, ::jail_security::Runtime::runsc}), \

@@ -1,12 +1,11 @@
 /* Filesystem escape attempts, one mode per family; see tests/security/README.md.
- *   sec_fs exe                 overwrite the running binary and PID 1's through /proc (CVE-2019-5736)
- *   sec_fs fds N               leaked descriptors; fd N and /proc/self/fd/N as cwd (CVE-2024-21626)
- *   sec_fs proc1 PATH          reach host PATH through /proc/1/root; /proc/1/cwd, /proc/1/mem
- *   sec_fs procsys             write /proc/sys, /proc/sysrq-trigger, /sys
- *   sec_fs mknod               make device nodes, open raw devices
- *   sec_fs remount             make the read-only root and /proc writable again
- *   sec_fs userns_remount      the same from a nested user+mount namespace (no policy only)
- *   sec_fs propagate TARGET    mount a tmpfs named jail-sec-propagation inside; sleeps 2 s
+ *   sec_fs exe                 overwrite the running binary and PID 1's through /proc
+ * (CVE-2019-5736) sec_fs fds N               leaked descriptors; fd N and /proc/self/fd/N as cwd
+ * (CVE-2024-21626) sec_fs proc1 PATH          reach host PATH through /proc/1/root; /proc/1/cwd,
+ * /proc/1/mem sec_fs procsys             write /proc/sys, /proc/sysrq-trigger, /sys sec_fs mknod
+ * make device nodes, open raw devices sec_fs remount             make the read-only root and /proc
+ * writable again sec_fs userns_remount      the same from a nested user+mount namespace (no policy
+ * only) sec_fs propagate TARGET    mount a tmpfs named jail-sec-propagation inside; sleeps 2 s
  *   sec_fs link SRC DST        hard-link SRC to DST, then try to write SRC
  *   sec_fs whoami              ids, capabilities, no_new_privs (run as a setuid binary) */
 #define _GNU_SOURCE
@@ -104,10 +103,15 @@ static int mode_proc1(int argc, char** argv) {
 static int mode_procsys(int argc, char** argv) {
   (void)argc;
   (void)argv;
-  static const char* const targets[] = {
-      "/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname", "/proc/sys/vm/drop_caches",
-      "/proc/sys/kernel/modprobe",     "/proc/sysrq-trigger",       "/sys/kernel/uevent_helper",
-      "/sys/power/state",              "/proc/self/attr/current",   NULL};
+  static const char* const targets[] = {"/proc/sys/kernel/core_pattern",
+                                        "/proc/sys/kernel/hostname",
+                                        "/proc/sys/vm/drop_caches",
+                                        "/proc/sys/kernel/modprobe",
+                                        "/proc/sysrq-trigger",
+                                        "/sys/kernel/uevent_helper",
+                                        "/sys/power/state",
+                                        "/proc/self/attr/current",
+                                        NULL};
   for (const char* const* t = targets; *t != NULL; ++t) {
     int fd = open(*t, O_WRONLY | O_CLOEXEC);
     if (fd >= 0) {
@@ -129,6 +133,9 @@ static int mode_mknod(int argc, char** argv) {
   (void)argv;
   TRY("mknod_block_sda", mknod("/tmp/sda", S_IFBLK | 0600, makedev(8, 0)));
   TRY("mknod_char_mem", mknod("/tmp/mem", S_IFCHR | 0600, makedev(1, 1)));
+  /* Where mknod is allowed (gVisor's own tmpfs), the node must not reach a device. */
+  TRY("open_created_sda", open("/tmp/sda", O_RDONLY | O_CLOEXEC));
+  TRY("open_created_mem", open("/tmp/mem", O_RDONLY | O_CLOEXEC));
   TRY("mknod_char_kmsg", mknod("/tmp/kmsg", S_IFCHR | 0600, makedev(1, 11)));
   TRY("open_dev_mem", open("/dev/mem", O_RDONLY | O_CLOEXEC));
   TRY("open_dev_sda", open("/dev/sda", O_RDONLY | O_CLOEXEC));
@@ -143,7 +150,7 @@ static void try_remounts(void) {
   TRY("remount_proc_suid", mount(NULL, "/proc", NULL, MS_REMOUNT | MS_BIND, NULL));
   struct mount_attr attr = {.attr_clr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
   TRY("mount_setattr_clear_rdonly",
-         syscall(SYS_mount_setattr, -1, "/", AT_RECURSIVE, &attr, sizeof attr));
+      syscall(SYS_mount_setattr, -1, "/", AT_RECURSIVE, &attr, sizeof attr));
   TRY("write_root", open("/jail-sec-written", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
   TRY("write_usr", open("/usr/jail-sec-written", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 }
@@ -209,12 +216,16 @@ static int mode_whoami(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  static const struct probe_mode modes[] = {
-      {"exe", mode_exe},         {"fds", mode_fds},
-      {"proc1", mode_proc1},     {"procsys", mode_procsys},
-      {"mknod", mode_mknod},     {"remount", mode_remount},
-      {"userns_remount", mode_userns_remount}, {"propagate", mode_propagate},
-      {"link", mode_link},       {"whoami", mode_whoami},
-      {NULL, NULL}};
+  static const struct probe_mode modes[] = {{"exe", mode_exe},
+                                            {"fds", mode_fds},
+                                            {"proc1", mode_proc1},
+                                            {"procsys", mode_procsys},
+                                            {"mknod", mode_mknod},
+                                            {"remount", mode_remount},
+                                            {"userns_remount", mode_userns_remount},
+                                            {"propagate", mode_propagate},
+                                            {"link", mode_link},
+                                            {"whoami", mode_whoami},
+                                            {NULL, NULL}};
   return dispatch("sec_fs", modes, argc, argv);
 }

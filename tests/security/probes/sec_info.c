@@ -1,7 +1,9 @@
 /* What of the host a tool can learn; see tests/security/README.md.
  *   sec_info paths P...       open and stat each path (/etc/shadow, $HOME, a host marker)
  *   sec_info env              the environment, one K=V per line, prefixed "env:"
- *   sec_info procs TOKEN      visible pids; whether any process's cmdline holds TOKEN
+ *   sec_info procs NEKOT      visible pids; whether any process's cmdline holds TOKEN, given
+ *                             reversed (jail's own argv, shown as PID 1's, holds NEKOT)
+ *   sec_info cmdline1         PID 1's command line (the reaper: a fork of jail itself)
  *   sec_info ifaces           network interface names
  *   sec_info abstract NAME    connect to the abstract unix socket @NAME
  *   sec_info keys DESC        whether /proc/keys shows a key described DESC
@@ -10,10 +12,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <stddef.h>
 #include <sys/klog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <stddef.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -41,7 +43,13 @@ static int mode_env(int argc, char** argv) {
 }
 
 static int mode_procs(int argc, char** argv) {
-  const char* token = argc > 1 ? argv[1] : "";
+  char token[256] = "";
+  if (argc > 1) {
+    size_t len = strlen(argv[1]);
+    if (len >= sizeof token) len = sizeof token - 1;
+    for (size_t i = 0; i < len; ++i) token[i] = argv[1][len - 1 - i];
+    token[len] = '\0';
+  }
   DIR* dir = opendir("/proc");
   if (dir == NULL) {
     TRY("opendir_proc", -1);
@@ -69,7 +77,7 @@ static int mode_procs(int argc, char** argv) {
     }
     buf[n] = '\0';
     /* Our own cmdline holds the token as an argument: skip ourselves. */
-    if (atoi(e->d_name) != getpid() && *token && strstr(buf, token) != NULL) seen = 1;
+    if (*token && strstr(buf, token) != NULL) seen = 1;
   }
   closedir(dir);
   printf("pid_count=%d\npids=%s\n", count, pids);
@@ -132,7 +140,13 @@ static int mode_dmesg(int argc, char** argv) {
   (void)argc;
   (void)argv;
   char buf[4096];
-  TRY("syslog_read_all", klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof buf));
+  int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof buf - 1);
+  TRY("syslog_read_all", n);
+  if (n > 0) {
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    say("syslog_first_line", buf);
+  }
   TRY("syslog_size_buffer", klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0));
   int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   TRY("open_dev_kmsg", fd);
@@ -140,10 +154,28 @@ static int mode_dmesg(int argc, char** argv) {
   return 0;
 }
 
+static int mode_cmdline1(int argc, char** argv) {
+  (void)argc;
+  (void)argv;
+  int fd = open("/proc/1/cmdline", O_RDONLY | O_CLOEXEC);
+  TRY("open_proc1_cmdline", fd);
+  if (fd < 0) return 0;
+  char buf[8192];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n < 0) n = 0;
+  for (ssize_t i = 0; i < n; ++i) {
+    if (buf[i] == '\0' || buf[i] == '\n') buf[i] = ' ';
+  }
+  buf[n] = '\0';
+  say("proc1_cmdline", buf);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   static const struct probe_mode modes[] = {
-      {"paths", mode_paths},   {"env", mode_env},   {"procs", mode_procs},
+      {"paths", mode_paths},   {"env", mode_env},           {"procs", mode_procs},
       {"ifaces", mode_ifaces}, {"abstract", mode_abstract}, {"keys", mode_keys},
-      {"dmesg", mode_dmesg},   {NULL, NULL}};
+      {"dmesg", mode_dmesg},   {"cmdline1", mode_cmdline1}, {NULL, NULL}};
   return dispatch("sec_info", modes, argc, argv);
 }

@@ -24,10 +24,10 @@ static inline void report(const char* name, long rc, int err) {
 
 /* Makes the call (or takes the result of the call just made), then reads errno: errno passed
  * as an argument beside the call could be read first, since C leaves the order open. */
-#define TRY(name, call)          \
-  do {                           \
-    long try_rc_ = (long)(call); \
-    int try_errno_ = errno;      \
+#define TRY(name, call)                \
+  do {                                 \
+    long try_rc_ = (long)(call);       \
+    int try_errno_ = errno;            \
     report(name, try_rc_, try_errno_); \
   } while (0)
 

@@ -70,7 +70,7 @@ static int mode_flood(int argc, char** argv) {
       return 0;
     }
     total += (unsigned long long)n;
-    if (total > (64ULL << 30)) return 3; /* never cut: give up at 64 GiB */
+    if (total > (64ULL << 20)) return 3; /* never cut: give up at 64 MiB */
   }
 }
 
@@ -135,9 +135,9 @@ static int mode_mute(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  static const struct probe_mode modes[] = {
-      {"fds", mode_fds},       {"threads", mode_threads},   {"flood", mode_flood},
-      {"disk", mode_disk},     {"daemon", mode_daemon},     {"stubborn", mode_stubborn},
-      {"mute", mode_mute},     {NULL, NULL}};
+  static const struct probe_mode modes[] = {{"fds", mode_fds},       {"threads", mode_threads},
+                                            {"flood", mode_flood},   {"disk", mode_disk},
+                                            {"daemon", mode_daemon}, {"stubborn", mode_stubborn},
+                                            {"mute", mode_mute},     {NULL, NULL}};
   return dispatch("sec_res", modes, argc, argv);
 }

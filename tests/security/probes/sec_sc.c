@@ -97,10 +97,13 @@ static int mode_vm_write_init(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  static const struct probe_mode modes[] = {
-      {"listener", mode_listener},       {"filter", mode_filter},
-      {"io_uring", mode_io_uring},       {"userfaultfd", mode_userfaultfd},
-      {"perf", mode_perf},               {"ptrace_init", mode_ptrace_init},
-      {"vm_write_init", mode_vm_write_init}, {NULL, NULL}};
+  static const struct probe_mode modes[] = {{"listener", mode_listener},
+                                            {"filter", mode_filter},
+                                            {"io_uring", mode_io_uring},
+                                            {"userfaultfd", mode_userfaultfd},
+                                            {"perf", mode_perf},
+                                            {"ptrace_init", mode_ptrace_init},
+                                            {"vm_write_init", mode_vm_write_init},
+                                            {NULL, NULL}};
   return dispatch("sec_sc", modes, argc, argv);
 }

@@ -45,10 +45,14 @@ static int mode_supervisor(int argc, char** argv) {
     TRY("kill0_host_pid", kill(host, 0));
     TRY("pidfd_open_host_pid", syscall(SYS_pidfd_open, host, 0));
   }
-  /* PID 1 of a pid namespace ignores SIGKILL and SIGSTOP from inside it. */
-  TRY("kill_init_sigkill", kill(1, SIGKILL));
-  TRY("kill_init_sigstop", kill(1, SIGSTOP));
-  TRY("kill_parent_sigkill", kill(getppid(), SIGKILL));
+  /* PID 1 of a pid namespace ignores SIGKILL and SIGSTOP from inside it. Under runsc the tool
+   * may be PID 1 itself (ppid 0), and kill(0) would be its own group: skip those. */
+  say("is_init", getpid() == 1 ? "yes" : "no");
+  if (getpid() != 1) {
+    TRY("kill_init_sigkill", kill(1, SIGKILL));
+    TRY("kill_init_sigstop", kill(1, SIGSTOP));
+  }
+  if (getppid() > 1) TRY("kill_parent_sigkill", kill(getppid(), SIGKILL));
   usleep(200 * 1000);
   say("self", "alive");
   return 0;
