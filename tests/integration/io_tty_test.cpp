@@ -1,0 +1,122 @@
+// jail on a real terminal (a tmux pane), as a person uses it: the tool gets a pty of the jail's
+// own, sees a prompt and typed input, ^C as SIGINT, window changes as SIGWINCH and end of file;
+// afterwards the caller's terminal is exactly as it was.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "io_tmux.hpp"
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+using io::Tmux;
+
+// The tool: a line-reading loop that reports its terminal's size at start and on every SIGWINCH
+// and survives ^C. os.write in the handler: print() there could re-enter a buffered write.
+constexpr const char* kTool = R"PY(import os, signal, sys
+
+def show_size(*_):
+    cols, rows = os.get_terminal_size(0)
+    os.write(1, ("\nSIZE %dx%d\n" % (cols, rows)).encode())
+
+signal.signal(signal.SIGWINCH, show_size)
+show_size()
+while True:
+    sys.stdout.write("tool> ")
+    sys.stdout.flush()
+    try:
+        line = sys.stdin.readline()
+    except KeyboardInterrupt:
+        sys.stdout.write("\nKeyboardInterrupt caught\n")
+        continue
+    if not line:
+        break
+    print("GOT[" + line.strip().upper() + "]", flush=True)
+print("BYE end of file", flush=True)
+)PY";
+
+// The pane runs this: jail between two snapshots of the terminal's settings, then stays.
+std::string wrapper(const std::string& dir, bool unprivileged) {
+  const std::string as = unprivileged ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  return "cd '" + dir + "' || exit 1\n" +
+         "stty -g > before.stty\n"
+         "stty -a > before.txt\n" +
+         as + "'" + JAIL_BINARY + "' -q -- python3 tool.py\n" +
+         "echo \"jail-exit=$?\"\n"
+         "stty -g > after.stty\n"
+         "stty -a | tee after.txt\n"
+         "echo WRAPPER-DONE\n"
+         "exec sleep 3600\n";
+}
+
+class IoTty : public CallerTest {};
+
+TEST_P(IoTty, InteractiveSessionThroughTmux) {
+  if (auto missing = io::tmux_missing()) FAIL() << *missing;
+  write_file(cwd_ / "tool.py", kTool);
+  write_file(cwd_ / "wrapper.sh", wrapper(cwd_.path(), !as_root()), 0755);
+  Tmux tmux("sh '" + (cwd_ / "wrapper.sh") + "'", 100, 30);
+  std::string screen;
+  const auto wait = std::chrono::seconds(20);
+
+  // A prompt, at the size of the caller's terminal.
+  ASSERT_TRUE(tmux.wait_for("tool> ", wait, &screen)) << "no prompt:\n" << screen;
+  const std::string size = tmux.pane_size();
+  EXPECT_TRUE(tmux.wait_for("SIZE " + size + "\n", wait, &screen))
+      << "the tool's terminal is not the pane's size " << size << ":\n"
+      << screen;
+
+  // Typed input is echoed by the jail's pty and read by the tool.
+  tmux.type("hello world");
+  tmux.press("Enter");
+  ASSERT_TRUE(tmux.wait_for("GOT[HELLO WORLD]", wait, &screen)) << screen;
+  EXPECT_NE(screen.find("tool> hello world"), std::string::npos) << "typed input was not echoed:\n"
+                                                                 << screen;
+
+  // ^C reaches the tool as SIGINT through its pty (the caller's terminal is raw: jail itself
+  // gets no signal), and the tool goes on.
+  tmux.press("C-c");
+  ASSERT_TRUE(tmux.wait_for("KeyboardInterrupt caught", wait, &screen)) << screen;
+
+  // A window change reaches the tool's pty, and the tool reads the new size.
+  tmux.resize(120, 40);
+  EXPECT_EQ(tmux.pane_size(), "120x40");
+  ASSERT_TRUE(tmux.wait_for("SIZE 120x40", wait, &screen)) << "resize not seen:\n" << screen;
+  tmux.resize(90, 25);
+  ASSERT_TRUE(tmux.wait_for("SIZE 90x25", wait, &screen)) << "resize not seen:\n" << screen;
+
+  tmux.type("after");
+  tmux.press("Enter");
+  ASSERT_TRUE(tmux.wait_for("GOT[AFTER]", wait, &screen)) << screen;
+
+  // ^D at an empty line: end of file for the tool, which ends; so does jail.
+  tmux.press("C-d");
+  ASSERT_TRUE(tmux.wait_for("BYE end of file", wait, &screen)) << screen;
+  ASSERT_TRUE(tmux.wait_for("WRAPPER-DONE", wait, &screen)) << screen;
+  EXPECT_NE(screen.find("jail-exit=0"), std::string::npos) << screen;
+
+  // The caller's terminal is as it was: every setting, and in particular canonical mode and echo.
+  const auto before = read_file(cwd_ / "before.stty");
+  const auto after = read_file(cwd_ / "after.stty");
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(*after, *before) << "stty -g before and after jail differ";
+  const std::string after_text = read_file(cwd_ / "after.txt").value_or("");
+  std::set<std::string> settings;
+  std::istringstream words(after_text);
+  for (std::string word; words >> word;) settings.insert(word);
+  for (const char* setting : {"icanon", "echo", "isig", "icrnl", "opost", "onlcr"}) {
+    EXPECT_TRUE(settings.count(setting)) << setting << " is not on after jail:\n" << after_text;
+  }
+  EXPECT_NE(screen.find(" icanon"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("-icanon"), std::string::npos) << screen;
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(IoTty);
+
+}  // namespace
+}  // namespace jail_test
