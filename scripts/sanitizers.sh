@@ -27,15 +27,15 @@ cmake --build "${build}" -j"${jobs}"
 built=$(date +%s)
 echo "sanitizers.sh: built in $((built - start)) s"
 
-# detect_leaks: jail's child side exits through _exit/execve on purpose, and LSan cannot run
-# under ptrace-restricted or namespaced children; leaks are checked in the unit tests only.
+# detect_leaks=0: jail and its forked children end through _exit/execve on purpose (the child
+# side never frees), so LeakSanitizer would report by design; memory errors and UB are the aim.
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=0:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 cd "${build}"
 # The unit, policy and integration tests; the security, vm and example suites have their own
 # runs (the VM boots a kernel, the examples install the package).
 set +e
-ctest --output-on-failure --timeout 600 -j1 -E '^(security|vm|examples)\.' "$@"
+ctest --output-on-failure --timeout 600 -j1 -E '^(security\.|examples\.|cgroup_v2_vm$)' "$@"
 rc=$?
 set -e
 echo "sanitizers.sh: tests ran in $(($(date +%s) - built)) s (exit ${rc})"
