@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -252,6 +253,53 @@ TEST_F(LimitsCleanup, TwoHundredRunsLeaveNothingBehind) {
   EXPECT_EQ(processes_with(std::string("sleep") + '\0' + marker), 0)
       << "a jailed process outlived its jail";
   EXPECT_LT(seconds, 150.0) << "200 runs should stay well under the CI budget";
+}
+
+// jail ended by a signal from its caller — any signal it can catch — still removes its cgroup,
+// and the tool goes with it. Whatever a run leaks is removed here (empty directories named for
+// the jail this test started, so jail's own), to leave the host clean even when this fails.
+TEST_F(LimitsCleanup, CallerSignalsLeaveNoCgroup) {
+  const std::string marker = "40.7" + std::to_string(getpid());
+  std::vector<std::string> leaks;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+                  SIGXCPU, SIGXFSZ}) {
+    RunOptions options;
+    options.cwd = cwd_.path();
+    JailProcess jail({"--memory", "64M", "--", "sh", "-c", "echo up; exec sleep " + marker},
+                     options);
+    ASSERT_TRUE(jail.wait_for_stdout("up", 10s)) << strsignal(sig);
+    kill(jail.pid(), sig);
+    RunResult r = jail.wait(10s);
+    EXPECT_FALSE(r.timed_out) << strsignal(sig) << "\n" << describe(r);
+    const std::string prefix = "jail-" + std::to_string(jail.pid()) + "-";
+    std::vector<std::string> left;
+    for (const std::string& dir : jail_cgroups_anywhere()) {
+      if (dir.substr(dir.rfind('/') + 1).starts_with(prefix)) left.push_back(dir);
+    }
+    if (!left.empty()) {
+      leaks.push_back(std::string(strsignal(sig)) + " (jail " +
+                      (r.signal != 0 ? "killed by " + std::string(strsignal(r.signal))
+                                     : "exited " + std::to_string(r.exit_code)) +
+                      "): " + std::to_string(left.size()) + " cgroup directories, e.g. " +
+                      left.front());
+    }
+    // Children first: the deepest paths sort last.
+    std::sort(left.rbegin(), left.rend());
+    for (const std::string& dir : left) {
+      std::optional<std::string> procs = read_file(dir + "/cgroup.procs");
+      if (procs && trim(*procs).empty()) rmdir(dir.c_str());
+    }
+  }
+  std::string all;
+  for (const std::string& leak : leaks) all += "  " + leak + "\n";
+  EXPECT_TRUE(leaks.empty()) << "jail left its cgroup behind when its caller sent\n" << all;
+  // The tools went with their jails.
+  auto deadline = Clock::now() + 5s;
+  while (processes_with(std::string("sleep") + '\0' + marker) > 0 && Clock::now() < deadline) {
+    usleep(50000);
+  }
+  EXPECT_EQ(processes_with(std::string("sleep") + '\0' + marker), 0)
+      << "a tool outlived the jail its caller signalled";
 }
 
 }  // namespace
