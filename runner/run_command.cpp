@@ -66,8 +66,12 @@ void log_result(const Result& result) {
     spdlog::error("{}", result.error->message);
   } else if (result.outcome == Outcome::signaled) {
     spdlog::info("the tool was killed by signal {} ({})", result.signal, sigabbrev_np(result.signal));
-  } else {
+  } else if (result.outcome == Outcome::exited) {
     spdlog::info("the tool exited with {} after {:.0f} ms", result.exit_code, result.wall_ms);
+  } else {
+    spdlog::info("the run ended: {}{} after {:.0f} ms", to_string(result.outcome),
+                 result.limit_hit ? fmt::format(" ({} limit)", to_string(*result.limit_hit)) : "",
+                 result.wall_ms);
   }
 }
 

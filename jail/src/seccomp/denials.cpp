@@ -101,11 +101,17 @@ bool DenialHandler::handle_one(int init_pidfd) {
       response.error = -static_cast<int>(decision.action.errno_value);
       break;
     case policy::ActionKind::kill:
-    case policy::ActionKind::trap:
-      // End the whole jail before answering, so the call never returns into the tool.
+      // End the whole jail and leave the call unanswered: the thread stays blocked in the kernel
+      // until the namespace teardown kills it, so the denied call never returns into the tool
+      // (an answer, even an error, would let it run on until the teardown reaches it).
       fatal = true;
       ::syscall(SYS_pidfd_send_signal, init_pidfd, SIGKILL, nullptr, 0);
-      response.error = -EPERM;
+      break;
+    case policy::ActionKind::trap:
+      // SIGSYS to the calling thread, then the call fails with ENOSYS without running: what
+      // SECCOMP_RET_TRAP does, seen from the tool (si_code is SI_TKILL rather than SYS_SECCOMP).
+      ::syscall(SYS_tkill, static_cast<pid_t>(request.pid), SIGSYS);
+      response.error = -ENOSYS;
       break;
   }
   // "ptrace(PTRACE_ATTACH, 1) in pid 7 by policy python.policy:12 → killed"
@@ -121,6 +127,7 @@ bool DenialHandler::handle_one(int init_pidfd) {
     if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
     if (fatal && !violation_) violation_ = record;
   }
+  if (fatal) return true;
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0 && errno != ENOENT) {
     spdlog::error("cannot answer a seccomp notification for {}: {}", record.syscall,
                   std::strerror(errno));
