@@ -4,6 +4,7 @@
 // libseccomp rules (one comparison per argument) whose union is exactly that region.
 // Regions of the default action need no rule. Nothing is approximated: what has no exact
 // form is refused.
+#include <algorithm>
 #include <map>
 
 #include "oci_conditions.hpp"
@@ -71,6 +72,30 @@ std::vector<Piece> pieces_for(const Policy& p, int nr) {
   return out;
 }
 
+// a ⊆ b as sets of arguments when b's comparisons are a subset of a's.
+bool within(const d::Conjunction& a, const d::Conjunction& b) {
+  return std::all_of(b.begin(), b.end(), [&](const d::ArgCmp& c) {
+    return std::find(a.begin(), a.end(), c) != a.end();
+  });
+}
+
+// Drops pieces inside another piece of the same action: the union is the same, and each
+// piece may cost dozens of libseccomp rules.
+std::vector<Piece> without_subsumed(std::vector<Piece> pieces) {
+  std::vector<Piece> out;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    bool inside = false;
+    for (std::size_t j = 0; j < pieces.size() && !inside; ++j) {
+      if (i == j || pieces[i].action != pieces[j].action) continue;
+      if (!within(pieces[i].region, pieces[j].region)) continue;
+      // Of two equal pieces keep the first.
+      inside = !within(pieces[j].region, pieces[i].region) || j < i;
+    }
+    if (!inside) out.push_back(pieces[i]);
+  }
+  return out;
+}
+
 json args_json(const d::Conjunction& c) {
   json args = json::array();
   for (const auto& a : c) {
@@ -97,7 +122,7 @@ json export_oci_seccomp(const Policy& policy) {
   json conditional = json::array();
   for (int nr : policy.syscalls()) {
     std::string name = syscall_name(nr);
-    std::vector<Piece> pieces = pieces_for(policy, nr);
+    std::vector<Piece> pieces = without_subsumed(pieces_for(policy, nr));
     auto everything = std::find_if(pieces.begin(), pieces.end(),
                                    [](const Piece& piece) { return piece.region.empty(); });
     if (everything != pieces.end()) {
