@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,6 +168,41 @@ TEST_P(IoOutput, MaxOutputCutsYesAtExactlyOneMebibyteInLittleMemory) {
   EXPECT_LT(flood.anon_kb, 4 * 1024) << "jail's private memory while relaying a flood";
   EXPECT_LT(flood.hwm_kb - quiet.hwm_kb, 1024) << "jail grew with the tool's output";
   EXPECT_LT(flood.hwm_kb, 16 * 1024) << "jail's resident set, shared libraries included";
+}
+
+// user + system CPU time of `pid` so far, in seconds; -1 when it cannot be read.
+double cpu_seconds(pid_t pid) {
+  const auto text = read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!text) return -1;
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  std::istringstream rest(text->substr(text->rfind(')') + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// A caller that stops reading (a full pipe) must make the relay wait, not spin.
+TEST_P(IoOutput, RelayWaitsForAStalledReaderWithoutSpinning) {
+  Pipe out;
+  ScratchFile err(cwd_ / "stderr");
+  Spawned jail({"-q", "--max-output", "1G", "--", "yes"}, caller(), cwd_.path(),
+               {.out = out.write_end(), .err = err.fd()});
+  out.close_write();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the caller's pipe fills up
+  const double before = cpu_seconds(jail.pid());
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const double after = cpu_seconds(jail.pid());
+  ASSERT_GE(before, 0) << "jail ended early:\n" << err.contents();
+  ASSERT_GE(after, 0) << "jail ended early:\n" << err.contents();
+  std::printf("[ relay    ] jail's CPU time during 2 s of a stalled reader: %.2f s\n",
+              after - before);
+  EXPECT_LT(after - before, 0.2) << "the supervisor spins while the caller's pipe is full";
+  jail.kill(SIGKILL);
+  (void)jail.wait(std::chrono::seconds(10));
 }
 
 TEST_P(IoOutput, ToolClosingItsOutputIsStillBoundedByTimeout) {
