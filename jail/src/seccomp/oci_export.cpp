@@ -5,16 +5,24 @@
 #include <fmt/format.h>
 
 #include "jail/error.hpp"
+#include "policy/diagnostics.hpp"
+#include "policy/oci.hpp"
+#include "policy/policy.hpp"
 
 namespace jail {
 
 nlohmann::json oci_seccomp_for(const std::string& policy_name) {
   if (policy_name == "none") return nullptr;
-  throw Error("policy", ENOTSUP,
-              fmt::format("policy {} cannot be handed to an OCI runtime yet (no OCI export of jail "
-                          "policies); use --policy none with --runtime runsc, where gVisor's "
-                          "kernel is the boundary",
-                          policy_name));
+  try {
+    return policy::export_oci_seccomp(policy::load_policy(policy_name));
+  } catch (const policy::PolicyError& error) {
+    throw Error("policy", EINVAL,
+                fmt::format("cannot use policy {}:\n{}", policy_name, policy::format(error.diagnostics())));
+  } catch (const policy::ExportError& error) {
+    throw Error("policy", ENOTSUP,
+                fmt::format("policy {} cannot be expressed as OCI seccomp faithfully: {}", policy_name,
+                            error.what()));
+  }
 }
 
 }  // namespace jail
