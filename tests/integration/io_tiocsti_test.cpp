@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct Case {
   bool stdin_only;                 // stdout and stderr to a file: only stdin is the terminal
   bool all_refused;                // every attempt must fail (EPERM or EIO) and the probe exit 0
 };
+
+// For test names and failure messages.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 // The pane runs this: jail with the probe, then what the terminal holds as typed input
 // (non-canonical, so a partial line counts too; a read that waits 0.5 s in vain ends it), then
