@@ -170,6 +170,28 @@ TEST_P(IoOutput, MaxOutputCutsYesAtExactlyOneMebibyteInLittleMemory) {
   EXPECT_LT(flood.hwm_kb, 16 * 1024) << "jail's resident set, shared libraries included";
 }
 
+TEST_P(IoOutput, MaxOutputCountsStdoutAndStderrTogether) {
+  const std::string status_path = cwd_ / "status.json";
+  RunResult r = run({"-q", "--max-output", "1M", "--status-file", status_path, "--", "sh", "-c",
+                     "head -c 700000 /dev/zero; head -c 700000 /dev/zero >&2; echo after >&2"});
+  EXPECT_EQ(r.out.size(), 700000u) << "exit " << r.exit_code << "\n" << r.err.substr(0, 200);
+  EXPECT_EQ(r.out.size() + r.err.size(), 1u << 20) << "exit " << r.exit_code;
+  EXPECT_EQ(r.err.find("after"), std::string::npos);
+  const auto status = status_json(status_path);
+  EXPECT_EQ(status.value("output_truncated", false), true) << status.dump();
+}
+
+TEST_P(IoOutput, OutputOfExactlyTheCapIsNotCut) {
+  const std::string status_path = cwd_ / "status.json";
+  RunResult r = run({"-q", "--max-output", "1M", "--status-file", status_path, "--", "sh", "-c",
+                     "head -c 1048576 /dev/zero"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.size(), 1u << 20);
+  const auto status = status_json(status_path);
+  EXPECT_EQ(status.value("outcome", ""), "exited") << status.dump();
+  EXPECT_EQ(status.value("output_truncated", true), false) << status.dump();
+}
+
 // user + system CPU time of `pid` so far, in seconds; -1 when it cannot be read.
 double cpu_seconds(pid_t pid) {
   const auto text = read_file("/proc/" + std::to_string(pid) + "/stat");
