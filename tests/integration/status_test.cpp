@@ -125,16 +125,24 @@ TEST_P(Status, CommandNotFound) {
   EXPECT_TRUE(s["error"]["message"].is_string()) << s.dump();
 }
 
-TEST_P(Status, ExitCodeIsAnIntegerForEveryOutcome) {
-  // The contract types exit_code as an int for every outcome, not only "exited".
-  for (const std::vector<std::string>& command :
-       {std::vector<std::string>{"sh", "-c", "exit 3"},
-        std::vector<std::string>{"sh", "-c", "kill -USR1 $$"},
-        std::vector<std::string>{"no-such-command-for-jail-tests"}}) {
+TEST_P(Status, ExitCodeIsTheToolsOwnAndJailExitCodeAlwaysAnInteger) {
+  // exit_code is the tool's own and only there when it exited (null otherwise, so no caller
+  // mistakes a signal or a setup error for a status); jail_exit_code is what jail returned.
+  struct Case {
+    std::vector<std::string> command;
+    bool exited;
+    int jail_exit_code;
+  };
+  for (const Case& c : {Case{{"sh", "-c", "exit 3"}, true, 3}, Case{{"sh", "-c", "kill -USR1 $$"}, false, 138},
+                        Case{{"no-such-command-for-jail-tests"}, false, 127}}) {
     RunResult r;
-    json s = run_with_status_file(command, r);
-    EXPECT_TRUE(s.contains("exit_code") && s["exit_code"].is_number_integer())
-        << command.back() << ": " << s.dump();
+    json s = run_with_status_file(c.command, r);
+    ASSERT_TRUE(s.contains("exit_code")) << s.dump();
+    EXPECT_EQ(s["exit_code"].is_number_integer(), c.exited) << c.command.back() << ": " << s.dump();
+    EXPECT_EQ(s["exit_code"].is_null(), !c.exited) << c.command.back() << ": " << s.dump();
+    ASSERT_TRUE(s["jail_exit_code"].is_number_integer()) << s.dump();
+    EXPECT_EQ(s["jail_exit_code"].get<int>(), c.jail_exit_code) << s.dump();
+    EXPECT_EQ(r.exit_code, c.jail_exit_code) << describe(r);
   }
 }
 
