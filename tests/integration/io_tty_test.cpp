@@ -2,11 +2,17 @@
 // own, sees a prompt and typed input, ^C as SIGINT, window changes as SIGWINCH and end of file;
 // afterwards the caller's terminal is exactly as it was.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "io_tmux.hpp"
 #include "run_jail.hpp"
@@ -117,6 +123,57 @@ TEST_P(IoTty, InteractiveSessionThroughTmux) {
 }
 
 JAIL_INSTANTIATE_FOR_CALLERS(IoTty);
+
+// jail ended by a signal from outside, while the tool waits: the caller's terminal comes back.
+class IoTtySignalled : public ::testing::TestWithParam<int> {};
+
+TEST_P(IoTtySignalled, TerminalIsRestored) {
+  if (auto missing = io::tmux_missing()) FAIL() << *missing;
+  TempDir dir;
+  // `exec` keeps the pid: the one written is jail's.
+  write_file(dir / "wrapper.sh",
+             "cd '" + dir.path() + "' || exit 1\n" +
+                 "stty -g > before.stty\n"
+                 "sh -c 'echo $$ > jail.pid; exec \"$0\" -q -- sleep 100' '" +
+                 JAIL_BINARY + "'\n" +
+                 "echo \"jail-exit=$?\"\n"
+                 "stty -g > after.stty\n"
+                 "echo WRAPPER-DONE\n"
+                 "exec sleep 3600\n",
+             0755);
+  Tmux tmux("sh '" + (dir / "wrapper.sh") + "'", 100, 30);
+  std::string screen;
+  // The terminal is raw once jail relays it; then the signal.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::optional<std::string> pid_text;
+  while (!(pid_text = read_file(dir / "jail.pid")) || pid_text->empty()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "jail did not start";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const pid_t pid = static_cast<pid_t>(std::stol(*pid_text));
+  // Past the exec; then a moment for jail to set the caller's terminal raw.
+  const std::string exe = "/proc/" + std::to_string(pid) + "/exe";
+  for (std::error_code ec; std::filesystem::read_symlink(exe, ec) != JAIL_BINARY;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "jail did not start";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(::kill(pid, GetParam()), 0);
+  ASSERT_TRUE(tmux.wait_for("WRAPPER-DONE", std::chrono::seconds(20), &screen)) << screen;
+  const auto before = read_file(dir / "before.stty");
+  const auto after = read_file(dir / "after.stty");
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(*after, *before) << "jail ended by signal " << GetParam()
+                             << " left the caller's terminal changed\n"
+                             << screen;
+}
+
+std::string signal_name(const ::testing::TestParamInfo<int>& param) {
+  return sigabbrev_np(param.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, IoTtySignalled, ::testing::Values(SIGTERM, SIGHUP, SIGALRM),
+                         signal_name);
 
 }  // namespace
 }  // namespace jail_test
