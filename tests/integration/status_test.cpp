@@ -133,8 +133,9 @@ TEST_P(Status, ExitCodeIsTheToolsOwnAndJailExitCodeAlwaysAnInteger) {
     bool exited;
     int jail_exit_code;
   };
-  for (const Case& c : {Case{{"sh", "-c", "exit 3"}, true, 3}, Case{{"sh", "-c", "kill -USR1 $$"}, false, 138},
-                        Case{{"no-such-command-for-jail-tests"}, false, 127}}) {
+  for (const Case& c :
+       {Case{{"sh", "-c", "exit 3"}, true, 3}, Case{{"sh", "-c", "kill -USR1 $$"}, false, 138},
+        Case{{"no-such-command-for-jail-tests"}, false, 127}}) {
     RunResult r;
     json s = run_with_status_file(c.command, r);
     ASSERT_TRUE(s.contains("exit_code")) << s.dump();
