@@ -285,9 +285,16 @@ TEST_F(LimitsCleanup, CallerSignalsLeaveNoCgroup) {
     }
     // Children first: the deepest paths sort last.
     std::sort(left.rbegin(), left.rend());
+    // The tool of a jail that died is killed after it (parent-death signal): wait for each
+    // directory to empty before removing it.
     for (const std::string& dir : left) {
-      std::optional<std::string> procs = read_file(dir + "/cgroup.procs");
-      if (procs && trim(*procs).empty()) rmdir(dir.c_str());
+      auto until = Clock::now() + 10s;
+      for (;;) {
+        std::optional<std::string> procs = read_file(dir + "/cgroup.procs");
+        if (!procs || trim(*procs).empty() || Clock::now() >= until) break;
+        usleep(20000);
+      }
+      if (rmdir(dir.c_str()) != 0) ADD_FAILURE() << "could not remove " << dir;
     }
   }
   std::string all;
