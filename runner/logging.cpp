@@ -1,5 +1,7 @@
 #include "logging.hpp"
 
+#include <fcntl.h>
+
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -50,13 +52,24 @@ spdlog::level::level_enum level_for(const LogOptions& options) {
 
 void setup_logging(const LogOptions& options) {
   spdlog::sink_ptr sink;
+  // --log-fd: a private stream on a duplicate, so closing it never closes the caller's fd.
+  std::FILE* given = nullptr;
+  if (options.fd >= 0) {
+    const int copy = ::fcntl(options.fd, F_DUPFD_CLOEXEC, 3);
+    given = copy >= 0 ? ::fdopen(copy, "a") : nullptr;
+    if (given == nullptr) throw std::runtime_error("cannot write to --log-fd " + std::to_string(options.fd));
+    std::setvbuf(given, nullptr, _IOLBF, 0);
+  }
   if (options.format == LogFormat::json) {
-    std::FILE* out = stderr;
-    if (!options.file.empty()) {
+    std::FILE* out = given != nullptr ? given : stderr;
+    if (given == nullptr && !options.file.empty()) {
       out = std::fopen(options.file.c_str(), "ae");
       if (out == nullptr) throw std::runtime_error("cannot open --log-file " + options.file);
     }
     sink = std::make_shared<JsonLineSink>(out);
+  } else if (given != nullptr) {
+    sink = std::make_shared<spdlog::sinks::stdout_sink_base<spdlog::details::console_mutex>>(given);
+    sink->set_pattern("%Y-%m-%dT%H:%M:%S.%e jail[%P] %l: %v");
   } else if (!options.file.empty()) {
     sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file);
     sink->set_pattern("%Y-%m-%dT%H:%M:%S.%e jail[%P] %l: %v");

@@ -12,6 +12,7 @@ struct LogOptions {
   int verbosity = 0;  // -v count
   bool quiet = false;
   std::string file;  // empty: stderr
+  int fd = -1;       // --log-fd: written as it is (a pipe, socket or file the caller opened)
   LogFormat format = LogFormat::text;
 };
 

@@ -13,6 +13,7 @@
 
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
+#include "jail/signals.hpp"
 #include "audit_log.hpp"
 #include "run_options.hpp"
 
@@ -53,9 +54,8 @@ void write_status(const RunOptions& run, const Result& result) {
 void block_forwarded_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH}) {
-    sigaddset(&set, sig);
-  }
+  for (const int sig : kForwardedSignals) sigaddset(&set, sig);
+  sigaddset(&set, SIGWINCH);
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   // A closed status pipe must show up as a write error, not kill jail before it reports.
   ::signal(SIGPIPE, SIG_IGN);

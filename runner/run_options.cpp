@@ -264,7 +264,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
     if (*f.log_fd < 0 || ::fcntl(*f.log_fd, F_GETFD) < 0) {
       throw UsageError(fmt::format("--log-fd {}: not an open file descriptor", *f.log_fd));
     }
-    run.log.file = fmt::format("/proc/self/fd/{}", *f.log_fd);
+    run.log.fd = *f.log_fd;
   }
   run.log.format = f.log_format == "json" ? LogFormat::json : LogFormat::text;
   run.status_fd = f.status_fd;

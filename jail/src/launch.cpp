@@ -19,6 +19,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "child/plan.hpp"
 #include "jail/error.hpp"
 #include "process_state.hpp"
@@ -123,7 +125,7 @@ cgroup::Group make_cgroup(const Spec& spec) {
     return cgroup::Group::create(limits, spec.cgroup_parent);
   } catch (const cgroup::Error& error) {
     if (limits.any()) throw;
-    spdlog::debug("no cgroup for accounting: {}", error.what());
+    jail::log().debug("no cgroup for accounting: {}", error.what());
     return {};
   }
 }
@@ -242,7 +244,7 @@ Process launch(const Spec& spec) {
     throw Error("handshake", err,
                 fmt::format("cannot release the jail's init: {}", std::strerror(err)));
   }
-  spdlog::debug("jail init is host pid {}; tool runs as {}:{} inside ({}:{} on the host)",
+  jail::log().debug("jail init is host pid {}; tool runs as {}:{} inside ({}:{} on the host)",
                 state->pid, identity.uid, identity.gid, identity.host_uid, identity.host_gid);
   state->go_write = std::move(go.write);
   state->reports = ReportChannel(std::move(report.read));

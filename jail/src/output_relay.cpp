@@ -9,6 +9,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 namespace jail {
 
 OutputRelay::OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int stdout_sink,
@@ -30,7 +32,14 @@ OutputRelay::Moved OutputRelay::move_chunk(Stream& stream) {
       return Moved::some;
     }
     if (n == 0) return Moved::ended;
-    if (errno == EAGAIN || errno == EINTR) return Moved::none_yet;
+    if (errno == EAGAIN) {
+      // Either the tool has written nothing yet or the caller's side is full; only the second
+      // needs a different wait.
+      int queued = 0;
+      stream.sink_full = ::ioctl(stream.source.get(), FIONREAD, &queued) == 0 && queued > 0;
+      return Moved::none_yet;
+    }
+    if (errno == EINTR) return Moved::none_yet;
     if (errno != EINVAL) return Moved::ended;
     stream.splice = false;  // a sink without splice support (a terminal, some files)
   }
@@ -51,7 +60,7 @@ OutputRelay::Moved OutputRelay::move_chunk(Stream& stream) {
 void OutputRelay::cut() {
   if (truncated_) return;
   truncated_ = true;
-  spdlog::info("the tool's output reached the cap; its stdout and stderr are closed");
+  jail::log().info("the tool's output reached the cap; its stdout and stderr are closed");
   for (auto& stream : streams_) stream.source.reset();
 }
 
@@ -62,8 +71,16 @@ static bool has_pending(int fd) {
   return ::ioctl(fd, FIONREAD, &queued) == 0 && queued > 0;
 }
 
+pollfd OutputRelay::poll_entry(int stream_index) const {
+  const Stream& stream = streams_[static_cast<std::size_t>(stream_index)];
+  if (!stream.source.valid()) return {-1, 0, 0};
+  if (stream.sink_full) return {stream.sink, POLLOUT, 0};
+  return {stream.source.get(), POLLIN, 0};
+}
+
 void OutputRelay::on_readable(int stream_index) {
   Stream& stream = streams_[static_cast<std::size_t>(stream_index)];
+  stream.sink_full = false;
   if (!stream.source.valid()) return;
   if (left_ == 0) {
     if (has_pending(stream.source.get())) {

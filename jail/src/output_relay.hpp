@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <memory>
 
+#include <poll.h>
+
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -17,8 +19,9 @@ class OutputRelay {
   OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int stdout_sink, int stderr_sink,
               std::uint64_t cap);
 
-  // The pipe ends to poll; -1 once closed.
-  [[nodiscard]] int source(int stream) const { return streams_[stream].source.get(); }
+  // What to poll for `stream`: its pipe for input, or — while the caller is not reading — the
+  // caller's side for room, so a stalled reader costs no CPU. fd -1 once closed.
+  [[nodiscard]] pollfd poll_entry(int stream) const;
   // Moves what is there now from `stream` (0 stdout, 1 stderr).
   void on_readable(int stream);
   // After the jail ended: whatever is still in the pipes, up to the cap.
@@ -30,6 +33,7 @@ class OutputRelay {
     UniqueFd source;
     int sink;
     bool splice = true;  // until the sink turns out not to support it
+    bool sink_full = false;
   };
   enum class Moved { some, none_yet, ended };
   // Moves at most one chunk (never past the cap).

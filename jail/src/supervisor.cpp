@@ -17,12 +17,14 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "jail/error.hpp"
+#include "jail/signals.hpp"
 
 namespace jail {
 namespace {
 
-constexpr std::array kForwardedSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 UniqueFd forwarding_signalfd(bool pty) {
   sigset_t set;
@@ -61,14 +63,14 @@ void Supervisor::on_deadline() {
   if (!next_deadline_ || Clock::now() < *next_deadline_) return;
   if (!timed_out_) {
     timed_out_ = true;
-    spdlog::info("timeout after {} ms: SIGTERM to the tool, SIGKILL in {} ms",
+    jail::log().info("timeout after {} ms: SIGTERM to the tool, SIGKILL in {} ms",
                  state_.limits.timeout->count(), state_.limits.kill_grace.count());
     send_signal(state_, SIGTERM);
     next_deadline_ = Clock::now() + state_.limits.kill_grace;
   } else {
     // Killing the init ends the pid namespace; the cgroup kill also reaches anything that is in
     // the jail's cgroup but was never in its namespace.
-    spdlog::info("the tool outlived the kill grace: SIGKILL to the jail");
+    jail::log().info("the tool outlived the kill grace: SIGKILL to the jail");
     send_signal(state_, SIGKILL);
     state_.cgroup.kill_all();
     next_deadline_.reset();
@@ -92,7 +94,7 @@ void Supervisor::on_signals() {
       if (terminal_) terminal_->copy_window_size();
       continue;
     }
-    spdlog::debug("forwarding signal {} to the tool", info.ssi_signo);
+    jail::log().debug("forwarding signal {} to the tool", info.ssi_signo);
     send_signal(state_, static_cast<int>(info.ssi_signo));
   }
 }
@@ -106,8 +108,8 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
                                {denials_ ? denials_->fd() : -1, POLLIN, 0},
                                {terminal_ ? terminal_->master() : -1, POLLIN, 0},
                                {terminal_ ? terminal_->input() : -1, POLLIN, 0},
-                               {output_ ? output_->source(0) : -1, POLLIN, 0},
-                               {output_ ? output_->source(1) : -1, POLLIN, 0}}};
+                               output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
+                               output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), poll_timeout(until));
     if (ready < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));
@@ -148,7 +150,7 @@ Result Supervisor::finish() {
   if (!state_.cgroup.empty()) {
     record.cgroup_usage = state_.cgroup.usage();
     if (!state_.cgroup.remove()) {
-      spdlog::error("could not remove the jail's cgroup {}; it is empty and can be removed with rmdir",
+      jail::log().error("could not remove the jail's cgroup {}; it is empty and can be removed with rmdir",
                     fmt::join(state_.cgroup.dirs(), " "));
     }
   }

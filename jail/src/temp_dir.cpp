@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "jail/error.hpp"
 
 namespace jail {
@@ -40,7 +42,7 @@ TempDir::~TempDir() {
   if (path_.empty()) return;
   std::error_code error;
   std::filesystem::remove_all(path_, error);
-  if (error) spdlog::error("could not remove {}: {}", path_.string(), error.message());
+  if (error) jail::log().error("could not remove {}: {}", path_.string(), error.message());
 }
 
 }  // namespace jail

@@ -9,6 +9,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 namespace jail {
 namespace {
 
@@ -51,7 +53,7 @@ void TerminalRelay::on_master_readable() {
   const ssize_t n = ::read(master_.get(), buffer.data(), buffer.size());
   if (n > 0) {
     if (!write_all(output_, buffer.data(), static_cast<std::size_t>(n))) {
-      spdlog::debug("the caller's output is gone; the tool's terminal output is dropped");
+      jail::log().debug("the caller's output is gone; the tool's terminal output is dropped");
     }
   } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
     master_open_ = false;  // EIO: every slave is closed

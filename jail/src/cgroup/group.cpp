@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "files.hpp"
 #include "state.hpp"
 
@@ -108,7 +110,7 @@ bool kill_listed(const std::vector<std::string>& dirs, std::chrono::milliseconds
       return false;
     });
   } catch (const std::exception& e) {
-    spdlog::error("cgroup: killing tasks: {}", e.what());
+    jail::log().error("cgroup: killing tasks: {}", e.what());
     return false;
   }
 }
@@ -165,10 +167,10 @@ Group Group::create(const Limits& limits, const std::optional<std::string>& pare
   }
   if (group.state_->dirs.empty()) {
     (void)group.remove();
-    spdlog::debug("cgroup: no cgroup for this run (no limits asked for, none could be made)");
+    jail::log().debug("cgroup: no cgroup for this run (no limits asked for, none could be made)");
     return {};
   }
-  spdlog::debug("cgroup: created {}", fmt::join(paths_of(*group.state_), ", "));
+  jail::log().debug("cgroup: created {}", fmt::join(paths_of(*group.state_), ", "));
   return group;
 }
 
@@ -233,7 +235,7 @@ bool Group::remove() noexcept {
   bool ok = true;
   try {
     if (!state_->dirs.empty() && !kill_all()) {
-      spdlog::error("cgroup: tasks still alive in {} after SIGKILL",
+      jail::log().error("cgroup: tasks still alive in {} after SIGKILL",
                     fmt::join(paths_of(*state_), ", "));
       ok = false;
     }
@@ -247,12 +249,12 @@ bool Group::remove() noexcept {
         return false;
       });
       if (!gone) {
-        spdlog::error("cgroup: cannot remove {}: {}", it->path, files::errno_text(err));
+        jail::log().error("cgroup: cannot remove {}: {}", it->path, files::errno_text(err));
         ok = false;
       }
     }
   } catch (const std::exception& e) {
-    spdlog::error("cgroup: removing {}: {}", fmt::join(paths_of(*state_), ", "), e.what());
+    jail::log().error("cgroup: removing {}: {}", fmt::join(paths_of(*state_), ", "), e.what());
     ok = false;
   }
   if (!state_->v2_parent.empty() && !subtree::release(state_->v2_parent)) ok = false;

@@ -22,6 +22,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "files.hpp"
 #include "state.hpp"
 
@@ -52,7 +54,7 @@ int move_self_out(const std::string& parent, Parent& state) {
     return err;
   }
   state.leaf = leaf;
-  spdlog::debug("cgroup: moved jail (pid {}) into {} so {} can enable controllers", self, leaf,
+  jail::log().debug("cgroup: moved jail (pid {}) into {} so {} can enable controllers", self, leaf,
                 parent);
   return 0;
 }
@@ -102,31 +104,31 @@ bool undo(const std::string& parent, const Parent& state) {
       for (auto it = state.enabled.rbegin(); it != state.enabled.rend(); ++it) {
         const int err = files::write(parent + "/cgroup.subtree_control", "-" + *it);
         if (err != 0) {
-          spdlog::error("cgroup: cannot write -{} to {}/cgroup.subtree_control: {}", *it, parent,
+          jail::log().error("cgroup: cannot write -{} to {}/cgroup.subtree_control: {}", *it, parent,
                         files::errno_text(err));
           ok = false;
         }
       }
     } else if (!state.leaf.empty()) {
-      spdlog::error("cgroup: {} has other children now; leaving {} enabled and jail in {}", parent,
+      jail::log().error("cgroup: {} has other children now; leaving {} enabled and jail in {}", parent,
                     fmt::join(state.enabled, " "), state.leaf);
       return false;
     } else {
-      spdlog::debug("cgroup: {} has other children; leaving {} enabled in it", parent,
+      jail::log().debug("cgroup: {} has other children; leaving {} enabled in it", parent,
                     fmt::join(state.enabled, " "));
     }
   }
   if (!state.leaf.empty()) {
     const int err = files::write(parent + "/cgroup.procs", std::to_string(::getpid()));
     if (err != 0) {
-      spdlog::error("cgroup: cannot move jail back into {}: {}", parent, files::errno_text(err));
+      jail::log().error("cgroup: cannot move jail back into {}: {}", parent, files::errno_text(err));
       return false;
     }
     const bool gone = files::poll_until(std::chrono::milliseconds(500), [&] {
       return ::rmdir(state.leaf.c_str()) == 0 || errno == ENOENT;
     });
     if (!gone) {
-      spdlog::error("cgroup: cannot remove {}: {}", state.leaf, files::errno_text(errno));
+      jail::log().error("cgroup: cannot remove {}: {}", state.leaf, files::errno_text(errno));
       ok = false;
     }
   }
@@ -171,10 +173,10 @@ std::vector<std::string> prepare(const std::string& parent,
     if (contains(already, c)) {
       on.push_back(c);
     } else if (emptied != 0) {
-      spdlog::debug("cgroup: no {} accounting: {} is not empty: {}", c, parent,
+      jail::log().debug("cgroup: no {} accounting: {} is not empty: {}", c, parent,
                     files::errno_text(emptied));
     } else if (const int err = enable(parent, c, state)) {
-      spdlog::debug("cgroup: no {} accounting: cannot enable it in {}: {}", c, parent,
+      jail::log().debug("cgroup: no {} accounting: cannot enable it in {}: {}", c, parent,
                     files::errno_text(err));
     } else {
       on.push_back(c);
@@ -201,7 +203,7 @@ bool release(const std::string& parent) noexcept {
     parents.erase(it);
     return ok;
   } catch (const std::exception& e) {
-    spdlog::error("cgroup: releasing {}: {}", parent, e.what());
+    jail::log().error("cgroup: releasing {}: {}", parent, e.what());
     return false;
   }
 }

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "files.hpp"
 #include "state.hpp"
 
@@ -86,7 +88,7 @@ void setup(Group::State& state, const Limits& limits,
     if (::mkdir(path.c_str(), 0755) != 0) {
       const int err = errno;
       if (want.required) fail(step, err, fmt::format("create {}", path), advice_for(err));
-      spdlog::debug("cgroup: no {} accounting: cannot create {}: {}", want.controller, path,
+      jail::log().debug("cgroup: no {} accounting: cannot create {}: {}", want.controller, path,
                     files::errno_text(err));
       continue;
     }

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "files.hpp"
 #include "state.hpp"
 
@@ -91,7 +93,7 @@ void setup(Group::State& state, const Limits& limits,
   if (::mkdir(leaf.c_str(), 0755) != 0) {
     const int err = errno;
     if (limits.any()) fail("cgroup create", err, fmt::format("create {}", leaf), advice_for(err));
-    spdlog::debug("cgroup: no accounting: cannot create {}: {}", leaf, files::errno_text(err));
+    jail::log().debug("cgroup: no accounting: cannot create {}: {}", leaf, files::errno_text(err));
     return;
   }
   state.dirs.push_back({leaf, enabled});
@@ -109,7 +111,7 @@ void setup(Group::State& state, const Limits& limits,
     } else {
       // No swap accounting in this kernel (swapaccount=0 or no CONFIG_MEMCG_SWAP); memory.max
       // still bounds RAM, but pages swapped out escape it.
-      spdlog::warn("cgroup: {}/memory.swap.max is missing: the jail's swap use is not limited",
+      jail::log().warn("cgroup: {}/memory.swap.max is missing: the jail's swap use is not limited",
                    leaf);
     }
     // One OOM kill takes the whole jail: a half-killed tool tree (the reaper alive, the worker
@@ -178,7 +180,7 @@ bool kill(const Group::State& state) noexcept {
     const int err = files::write(d.path + "/cgroup.kill", "1");
     if (err == ENOENT) return false;  // before 5.14
     if (err != 0) {
-      spdlog::error("cgroup: cannot write 1 to {}/cgroup.kill: {}", d.path, files::errno_text(err));
+      jail::log().error("cgroup: cannot write 1 to {}/cgroup.kill: {}", d.path, files::errno_text(err));
       return false;
     }
   }

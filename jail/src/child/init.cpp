@@ -28,11 +28,11 @@
 #include "child/syscalls.hpp"
 #include "child/terminal.hpp"
 #include "child/tool.hpp"
+#include "jail/signals.hpp"
 
 namespace jail::child {
 namespace {
 
-constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 // Everything the caller's process had open (other jails' pipes, a library host's sockets) is
 // closed before anything else happens; only stdio and the two handshake pipes stay.

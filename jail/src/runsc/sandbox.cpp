@@ -18,6 +18,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "cgroup/cgroup.hpp"
 #include "jail/error.hpp"
 #include "oci/bundle.hpp"
@@ -182,7 +184,7 @@ Process launch_runsc(const Spec& spec) {
   state->limits = spec.limits;
   state->forward_signals = spec.forward_signals;
   state->context.command = spec.argv.front();
-  spdlog::debug("runsc sandbox {} (bundle {}), runsc pid {}", sandbox.id(), sandbox.bundle(), state->pid);
+  jail::log().debug("runsc sandbox {} (bundle {}), runsc pid {}", sandbox.id(), sandbox.bundle(), state->pid);
   return Process(std::move(state));
 }
 

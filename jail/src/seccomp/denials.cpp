@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "policy/describe.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/syscalls.hpp"
@@ -52,7 +54,7 @@ bool DenialHandler::handle_one(int init_pidfd) {
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) {
     // ENOENT: the caller died while waiting (its jail is ending); nothing to answer.
     if (errno != EINTR && errno != ENOENT) {
-      spdlog::error("cannot read a seccomp notification: {}", std::strerror(errno));
+      jail::log().error("cannot read a seccomp notification: {}", std::strerror(errno));
     }
     return false;
   }
@@ -120,16 +122,16 @@ bool DenialHandler::handle_one(int init_pidfd) {
     text.insert(by, fmt::format(" in pid {}", record.pid));
   }
   if (decision.action.kind == policy::ActionKind::log) {
-    spdlog::info("allowed and logged {}", text);
+    jail::log().info("allowed and logged {}", text);
   } else {
-    spdlog::warn("denied {}", text);
+    jail::log().warn("denied {}", text);
     ++denials_.count;
     if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
     if (fatal && !violation_) violation_ = record;
   }
   if (fatal) return true;
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0 && errno != ENOENT) {
-    spdlog::error("cannot answer a seccomp notification for {}: {}", record.syscall,
+    jail::log().error("cannot answer a seccomp notification for {}: {}", record.syscall,
                   std::strerror(errno));
   }
   return fatal;

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "log.hpp"
+
 #include "jail/error.hpp"
 #include "policy/diagnostics.hpp"
 #include "policy/evaluate.hpp"
@@ -53,7 +55,7 @@ void check_needed_calls(const policy::Policy& policy, const std::string& name) {
 
 std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path) {
   if (name_or_path == "none") {
-    spdlog::warn("--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
+    jail::log().warn("--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
                  "offers is open to it. Use this only to debug a policy.");
     return nullptr;
   }

@@ -1,0 +1,13 @@
+// libjail's messages go to the logger named "jail": the CLI installs its own (stderr or
+// --log-file, text or JSON); a library host gets one on stderr at warning level unless it
+// registers its own under that name. Never spdlog's default logger, which writes to stdout — a
+// plugin host's stdout is often its protocol channel.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+namespace jail {
+
+[[nodiscard]] spdlog::logger& log();
+
+}  // namespace jail
