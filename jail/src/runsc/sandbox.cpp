@@ -153,6 +153,15 @@ Process launch_runsc(const Spec& spec) {
       child_stdio[fd].reset(tool_reads ? ends[0] : ends[1]);
       state->stdio_pipes[fd].reset(tool_reads ? ends[1] : ends[0]);
     }
+  } else if (spec.max_output_bytes) {
+    // The same capped relay as a native run: runsc writes into pipes the supervisor drains.
+    for (int fd = 1; fd <= 2; ++fd) {
+      int ends[2];
+      if (::pipe2(ends, O_CLOEXEC) != 0) throw Error("pipe", errno, "cannot create an output pipe");
+      child_stdio[fd].reset(ends[1]);
+      state->output_sources[fd - 1].reset(ends[0]);
+    }
+    state->max_output_bytes = spec.max_output_bytes;
   }
   if (spec.input == Input::none) child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   const int stdio[3] = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()};

@@ -38,6 +38,26 @@ pid_t pid_inside(pid_t host_pid) {
   return host_pid;
 }
 
+pid_t thread_group_of(pid_t tid) {
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("Tgid:")) return static_cast<pid_t>(std::stol(line.substr(5)));
+  }
+  return tid;
+}
+
+void send_sigsys(const seccomp_notif& request) {
+  siginfo_t info{};
+  info.si_signo = SIGSYS;
+  info.si_code = SI_QUEUE;
+  info.si_call_addr = reinterpret_cast<void*>(request.data.instruction_pointer);
+  info.si_syscall = request.data.nr;
+  info.si_arch = request.data.arch;
+  const auto tid = static_cast<pid_t>(request.pid);
+  ::syscall(SYS_rt_tgsigqueueinfo, thread_group_of(tid), tid, SIGSYS, &info);
+}
+
 }  // namespace
 
 DenialHandler::DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy, bool learn)
@@ -111,8 +131,10 @@ bool DenialHandler::handle_one(int init_pidfd) {
       break;
     case policy::ActionKind::trap:
       // SIGSYS to the calling thread, then the call fails with ENOSYS without running: what
-      // SECCOMP_RET_TRAP does, seen from the tool (si_code is SI_TKILL rather than SYS_SECCOMP).
-      ::syscall(SYS_tkill, static_cast<pid_t>(request.pid), SIGSYS);
+      // SECCOMP_RET_TRAP does, seen from the tool — its handler finds the call in si_syscall,
+      // si_arch and si_call_addr (only si_code differs: SI_QUEUE, as the kernel requires for a
+      // signal queued by another process).
+      send_sigsys(request);
       response.error = -ENOSYS;
       break;
   }

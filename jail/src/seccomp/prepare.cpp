@@ -42,7 +42,7 @@ void check_needed_calls(const policy::Policy& policy, const std::string& name) {
     // to it would wait for ever.
     if (decision.action.kind != policy::ActionKind::allow) {
       throw Error("policy", EINVAL,
-                  fmt::format("policy {} must plainly allow {} ({}), which jail needs {}; it decides '{}' "
+                  fmt::format("policy {} must allow {} ({}) plainly (not log), which jail needs {}; it decides '{}' "
                               "at {}:{}",
                               name, call.name, call.number, call.why,
                               policy::to_string(decision.action), decision.where.file,
