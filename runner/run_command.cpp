@@ -75,6 +75,30 @@ void log_result(const Result& result) {
   }
 }
 
+// A bad flag still leaves a status for a caller that asked for one: it reads the same JSON shape
+// whether jail failed on its flags or in the jail.
+void write_usage_failure(const std::vector<std::string>& options, const std::string& message) {
+  RunOptions run;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const std::string& word = options[i];
+    const bool has_value = i + 1 < options.size();
+    try {
+      if (word == "--status-file" && has_value) run.status_file = options[i + 1];
+      if (word.starts_with("--status-file=")) run.status_file = word.substr(14);
+      if (word == "--status-fd" && has_value) run.status_fd = std::stoi(options[i + 1]);
+      if (word.starts_with("--status-fd=")) run.status_fd = std::stoi(word.substr(12));
+    } catch (const std::exception&) {
+      // not a number: that is the usage error itself; there is no fd to write to
+    }
+  }
+  if (run.status_fd && ::fcntl(*run.status_fd, F_GETFD) < 0) run.status_fd.reset();
+  if (!run.status_fd && !run.status_file) return;
+  Result result;
+  result.outcome = Outcome::setup_error;
+  result.error = SetupFailure{"usage", EINVAL, message};
+  write_status(run, result);
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& options, const std::vector<std::string>& command) {
@@ -87,6 +111,7 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
     return 0;
   } catch (const std::exception& error) {
     spdlog::error("{}", error.what());
+    write_usage_failure(options, error.what());
     return kUsageExit;
   }
 
