@@ -74,19 +74,6 @@ std::string random_id() {
   return fmt::format("jail-{}-{:08x}{:08x}", ::getpid(), device(), device());
 }
 
-// runsc (Debian's 2022 build) refuses SCMP_ACT_KILL_PROCESS in an OCI profile. SCMP_ACT_TRAP
-// keeps the meaning that matters — the call never runs, and the uncaught SIGSYS ends the whole
-// process — where SCMP_ACT_KILL would end only the calling thread.
-nlohmann::json for_runsc(nlohmann::json seccomp) {
-  if (seccomp.is_null()) return seccomp;
-  const auto fix = [](nlohmann::json& action) {
-    if (action == "SCMP_ACT_KILL_PROCESS") action = "SCMP_ACT_TRAP";
-  };
-  fix(seccomp["defaultAction"]);
-  for (auto& rule : seccomp["syscalls"]) fix(rule["action"]);
-  return seccomp;
-}
-
 }  // namespace
 
 RunscSandbox::RunscSandbox(std::string runsc, TempDir dir, std::string id)
@@ -120,7 +107,7 @@ Process launch_runsc(const Spec& spec) {
   auto state = std::make_unique<Process::State>();
   state->runsc = std::make_unique<RunscSandbox>(runsc, TempDir("jail-runsc"), random_id());
   const RunscSandbox& sandbox = *state->runsc;
-  const nlohmann::json seccomp = for_runsc(oci_seccomp_for(spec.policy));
+  const nlohmann::json seccomp = oci_seccomp_for(spec.policy);
   oci::write_bundle(spec, sandbox.bundle(), seccomp);
   std::filesystem::create_directories(sandbox.state_root());
 

@@ -5,16 +5,38 @@
 #include <fmt/format.h>
 
 #include "jail/error.hpp"
+#include "log.hpp"
 #include "policy/diagnostics.hpp"
 #include "policy/oci.hpp"
 #include "policy/policy.hpp"
 
 namespace jail {
 
+namespace {
+
+// Debian's runsc refuses SCMP_ACT_KILL_PROCESS in an OCI profile; runc and crun accept it but
+// also take SCMP_ACT_TRAP. TRAP keeps what matters — the call never runs and the uncaught SIGSYS
+// ends the whole process — where SCMP_ACT_KILL would end only the calling thread. One profile
+// then runs under all three.
+nlohmann::json portable(nlohmann::json seccomp) {
+  const auto fix = [](nlohmann::json& action) {
+    if (action == "SCMP_ACT_KILL_PROCESS") action = "SCMP_ACT_TRAP";
+  };
+  fix(seccomp["defaultAction"]);
+  for (auto& rule : seccomp["syscalls"]) fix(rule["action"]);
+  return seccomp;
+}
+
+}  // namespace
+
 nlohmann::json oci_seccomp_for(const std::string& policy_name) {
-  if (policy_name == "none") return nullptr;
+  if (policy_name == "none") {
+    jail::log().warn("--policy none: the tool runs WITHOUT a seccomp filter; every syscall the "
+                     "runtime offers is open to it. Use this only to debug a policy.");
+    return nullptr;
+  }
   try {
-    return policy::export_oci_seccomp(policy::load_policy(policy_name));
+    return portable(policy::export_oci_seccomp(policy::load_policy(policy_name)));
   } catch (const policy::PolicyError& error) {
     throw Error("policy", EINVAL,
                 fmt::format("cannot use policy {}:\n{}", policy_name, policy::format(error.diagnostics())));

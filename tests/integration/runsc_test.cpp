@@ -1,0 +1,116 @@
+// --runtime runsc with the real runsc (gVisor): the same Spec, the same Result (issue 7).
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+// What jail leaves in the temp directory while a runsc run is alive: its bundle and state.
+int runsc_dirs() {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+    if (entry.path().filename().string().starts_with("jail-runsc-")) ++count;
+  }
+  return count;
+}
+
+class Runsc : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_FAIL() << "runsc runs need root; this suite runs as root in CI";
+    if (!std::filesystem::exists("/usr/bin/runsc")) {
+      GTEST_FAIL() << "runsc is not installed; scripts/install-deps.sh installs the Debian package runsc";
+    }
+    before_ = runsc_dirs();
+  }
+  void TearDown() override { EXPECT_EQ(runsc_dirs(), before_) << "a runsc bundle or state dir was left behind"; }
+
+  RunResult runsc(std::vector<std::string> args, RunOptions options = {}) {
+    args.insert(args.begin(), {"--runtime", "runsc"});
+    return run_jail(args, options);
+  }
+
+  int before_ = 0;
+};
+
+TEST_F(Runsc, EchoAndExitCodes) {
+  RunResult echo = runsc({"--no-cwd", "--", "echo", "hello from gvisor"});
+  EXPECT_EQ(echo.exit_code, 0) << describe(echo);
+  EXPECT_EQ(echo.out, "hello from gvisor\n");
+  RunResult three = runsc({"--no-cwd", "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(three.exit_code, 3) << describe(three);
+  RunResult signaled = runsc({"--no-cwd", "--", "sh", "-c", "kill -USR1 $$"});
+  EXPECT_EQ(signaled.exit_code, 138) << describe(signaled);
+}
+
+TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
+  TempDir work;
+  write_file(work / "script.py", "import os, socket\nprint(socket.gethostname(), os.getuid(), os.path.exists('/etc/shadow'))\n");
+  RunResult r = runsc({"--", "python3", "script.py"}, {.cwd = work.path()});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "jail 1000 False\n") << describe(r);
+}
+
+TEST_F(Runsc, StdinStreamsThrough) {
+  std::string data;
+  for (int i = 0; i < 20000; ++i) data += "line " + std::to_string(i) + "\n";
+  RunResult r = runsc({"--no-cwd", "--", "wc", "-l"}, {.stdin_data = data});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(trim(r.out), "20000") << describe(r);
+}
+
+TEST_F(Runsc, TimeoutEndsTheSandbox) {
+  TempDir work;
+  const auto start = std::chrono::steady_clock::now();
+  RunResult r = runsc({"--timeout", "1s", "--kill-grace", "1s", "--status-file", work / "s.json", "--no-cwd", "--",
+                       "sleep", "60"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 124) << describe(r);
+  EXPECT_LT(seconds, 15.0);
+  const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
+  EXPECT_EQ(status["outcome"], "timeout") << status.dump();
+  EXPECT_EQ(status["limit_hit"], "wall_time") << status.dump();
+}
+
+// The policy goes to runsc with --oci-seccomp: a call it kills never succeeds inside gVisor.
+TEST_F(Runsc, PolicyAppliesInsideTheSandbox) {
+  RunResult r = runsc({"--no-cwd", "--", "sh", "-c", "unshare -U true; echo after=$?"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("after="), std::string::npos) << describe(r);
+  EXPECT_EQ(r.out.find("after=0"), std::string::npos) << "unshare -U succeeded under gVisor: " << describe(r);
+  RunResult unfiltered = runsc({"--policy", "none", "--no-cwd", "--", "sh", "-c", "echo ok"});
+  EXPECT_EQ(unfiltered.exit_code, 0) << describe(unfiltered);
+  EXPECT_NE(unfiltered.err.find("WITHOUT a seccomp filter"), std::string::npos) << describe(unfiltered);
+}
+
+// jail export-oci writes a bundle that runsc runs by itself.
+TEST_F(Runsc, ExportedBundleRunsUnderRunscRun) {
+  TempDir work;
+  const std::string bundle = work / "bundle";
+  RunResult exported = run_jail({"export-oci", "--bundle", bundle, "--no-cwd", "--", "sh", "-c", "echo exported; id -u"});
+  ASSERT_EQ(exported.exit_code, 0) << describe(exported);
+  const auto config = nlohmann::json::parse(read_file(bundle + "/config.json").value_or("{}"));
+  EXPECT_TRUE(config["process"]["noNewPrivileges"].get<bool>());
+  EXPECT_TRUE(config["process"]["capabilities"]["bounding"].empty());
+  EXPECT_TRUE(config["linux"]["seccomp"].is_object());
+  const std::string state = work / "state";
+  const std::string command = "cd " + bundle + " && runsc --root " + state +
+                              " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run jail-export-test 2>&1;"
+                              " runsc --root " + state + " delete --force jail-export-test >/dev/null 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+  ::pclose(pipe);
+  EXPECT_NE(out.find("exported\n1000\n"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace jail_test
