@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Start-up of a gVisor run: `jail --runtime runsc -- true` against `runsc do true`, interleaved
+# in the same run so a noisy machine affects both alike. Goal: jail ≤ 1.1× runsc do.
+set -euo pipefail
+jail=${JAIL_BIN:-$(dirname "$0")/../build/jail}
+runs=${RUNSC_BENCH_RUNS:-15}
+if ! command -v runsc >/dev/null; then
+  echo "runsc: not installed (apt-get install runsc); nothing measured" >&2
+  exit 1
+fi
+if [[ $(id -u) != 0 ]]; then
+  echo "runsc: needs root; nothing measured" >&2
+  exit 1
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+now() { date +%s.%N; }
+jail_times=()
+runsc_times=()
+for ((i = 0; i < runs; i++)); do
+  t0=$(now); "$jail" --runtime runsc --no-cwd -q -- true; t1=$(now)
+  jail_times+=("$(echo "$t1 - $t0" | bc -l)")
+  t0=$(now); (cd "$work" && runsc --root "$work/state" --network=none --ignore-cgroups do true); t1=$(now)
+  runsc_times+=("$(echo "$t1 - $t0" | bc -l)")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+j=$(median "${jail_times[@]}")
+r=$(median "${runsc_times[@]}")
+printf 'runsc start-up over %d interleaved runs (median seconds)\n' "$runs"
+printf '  jail --runtime runsc -- true   %.3f\n' "$j"
+printf '  runsc do true                  %.3f\n' "$r"
+printf '  ratio jail/runsc-do            %.2fx (goal <= 1.10x)\n' "$(echo "$j / $r" | bc -l)"
