@@ -107,6 +107,10 @@ class Importer {
       std::string msg = format(diag);
       if (!msg.empty() && msg.back() == '\n') msg.pop_back();
       throw ImportError(msg);
+    } catch (const json::exception& e) {
+      // Valid syntax the parser still refuses, e.g. a number too large for any integer type
+      // (found by fuzz/oci_import): an import error too, never a crash.
+      throw ImportError(source_ + ": invalid JSON: " + e.what());
     }
   }
 
