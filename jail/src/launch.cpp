@@ -15,6 +15,8 @@
 #include <cstring>
 #include <array>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -45,6 +47,29 @@ int read_cap_last_cap() {
   // Unknown: drop every capability number the kernel could have (PR_CAPBSET_DROP of an unknown
   // one fails with EINVAL, which is then reported — fail closed).
   return 63;
+}
+
+// Where this process's argv and environ strings are (fields 48-51 of /proc/self/stat), so the
+// child can wipe its copies of them.
+void locate_caller_strings(child::Plan& plan) {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto after_name = text.rfind(')');
+  if (after_name == std::string::npos) return;
+  std::istringstream fields(text.substr(after_name + 2));
+  std::vector<std::string> tokens;  // tokens[0] is field 3 (the state)
+  for (std::string token; fields >> token;) tokens.push_back(token);
+  if (tokens.size() < 49) return;
+  const auto field = [&](std::size_t number) { return std::stoull(tokens[number - 3]); };
+  const auto arg_start = field(48), arg_end = field(49), env_start = field(50), env_end = field(51);
+  if (arg_end > arg_start) {
+    plan.caller_args = reinterpret_cast<char*>(arg_start);
+    plan.caller_args_len = arg_end - arg_start;
+  }
+  if (env_end > env_start) {
+    plan.caller_env = reinterpret_cast<char*>(env_start);
+    plan.caller_env_len = env_end - env_start;
+  }
 }
 
 struct Pipe {
@@ -154,6 +179,7 @@ Process launch(const Spec& spec) {
   plan.gid = identity.gid;
   plan.may_setgroups = !identity.deny_setgroups;
   plan.cap_last_cap = read_cap_last_cap();
+  locate_caller_strings(plan);
 
   // Loaded and compiled before clone; the child gets a copy of the program with its memory.
   const std::unique_ptr<PreparedPolicy> policy =

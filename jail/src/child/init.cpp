@@ -128,6 +128,14 @@ int exit_code_of(int status) {
 }  // namespace
 
 void run(Plan& plan) {
+  // The init shares the caller's argv and environ memory; the tool could read it back through
+  // /proc/1/cmdline. It becomes "jail-init" and zeros.
+  if (plan.caller_args != nullptr && plan.caller_args_len > 0) {
+    std::memset(plan.caller_args, 0, plan.caller_args_len);
+    constexpr char kName[] = "jail-init";
+    std::memcpy(plan.caller_args, kName, std::min(sizeof kName, plan.caller_args_len));
+  }
+  if (plan.caller_env != nullptr) std::memset(plan.caller_env, 0, plan.caller_env_len);
   close_inherited_fds(plan);
   wait_for_parent(plan);
   build_root(plan);

@@ -78,6 +78,13 @@ struct Plan {
   // open /dev/null here.
   int stdio_fds[3] = {-1, -1, -1};
 
+  // The caller's own argv and environ strings (this process's memory, copied by clone): wiped by
+  // the init first thing, so /proc/1/cmdline inside shows nothing of the caller's command line.
+  char* caller_args = nullptr;
+  std::size_t caller_args_len = 0;
+  char* caller_env = nullptr;
+  std::size_t caller_env_len = 0;
+
   int go_fd = -1;      // parent -> child: one byte when uid/gid maps are written; EOF = parent gone
   int report_fd = -1;  // child -> parent: Report records
 };
