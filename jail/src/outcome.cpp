@@ -102,6 +102,15 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   } else if (state.runsc && WIFEXITED(record.init_status)) {
     // runsc run exits with the container's status; a signal death comes back as 128+n.
     const int code = WEXITSTATUS(record.init_status);
+    if (code == 128) {
+      // runsc's own failures (it could not create or start the sandbox) exit 128, with its
+      // message on stderr. A tool's own exit 128 reads the same; runsc gives no way to tell.
+      result.outcome = Outcome::setup_error;
+      result.error = SetupFailure{"runsc", 0,
+                                  "runsc could not start the sandbox (exit 128); its own message is "
+                                  "above on stderr"};
+      return result;
+    }
     if (code > 128 && code < 128 + 65) {
       result.outcome = Outcome::signaled;
       result.signal = code - 128;
