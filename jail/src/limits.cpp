@@ -1,6 +1,7 @@
 #include "jail/limits.hpp"
 
 #include <array>
+#include <cctype>
 #include <utility>
 
 namespace jail {
@@ -40,6 +41,12 @@ std::string_view rlimit_name(int resource) {
     if (known == resource) return name;
   }
   return "unknown";
+}
+
+std::string rlimit_constant_name(int resource) {
+  std::string name = "RLIMIT_";
+  for (const char c : rlimit_name(resource)) name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
 }
 
 }  // namespace jail

@@ -107,11 +107,9 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
           failure.step, errno_text(err));
       return failure;
     case Step::rlimits: {
-      std::string name(rlimit_name(report.detail));
-      std::string upper = name;
-      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       failure.message = fmt::format(
-          "cannot set the tool's {} limit (RLIMIT_{}): {}{}", name, upper, errno_text(err),
+          "cannot set the tool's {} limit ({}): {}{}", rlimit_name(report.detail),
+          rlimit_constant_name(report.detail), errno_text(err),
           err == EPERM ? ": it is above the caller's own hard limit, which only the host's root "
                          "can raise"
                        : "");

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -47,5 +48,7 @@ enum class Limit { memory, pids, wall_time, cpu_time, file_size };
 // "cpu" → RLIMIT_CPU, "nofile" → RLIMIT_NOFILE, …; nullopt for an unknown name.
 [[nodiscard]] std::optional<int> rlimit_resource(std::string_view name);
 [[nodiscard]] std::string_view rlimit_name(int resource);
+// RLIMIT_CPU → "RLIMIT_CPU", as the OCI runtime spec and the kernel's headers spell it.
+[[nodiscard]] std::string rlimit_constant_name(int resource);
 
 }  // namespace jail

@@ -60,16 +60,9 @@ nlohmann::json mount_json(const child::MountOp& op, const OpDescription& descrip
 }
 
 nlohmann::json rlimits_json(const Limits& limits) {
-  static const std::map<int, const char*> names = {
-      {RLIMIT_CORE, "RLIMIT_CORE"},   {RLIMIT_CPU, "RLIMIT_CPU"},       {RLIMIT_FSIZE, "RLIMIT_FSIZE"},
-      {RLIMIT_NOFILE, "RLIMIT_NOFILE"}, {RLIMIT_NPROC, "RLIMIT_NPROC"}, {RLIMIT_AS, "RLIMIT_AS"},
-      {RLIMIT_DATA, "RLIMIT_DATA"},   {RLIMIT_STACK, "RLIMIT_STACK"},   {RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK"},
-      {RLIMIT_LOCKS, "RLIMIT_LOCKS"}, {RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE"}, {RLIMIT_NICE, "RLIMIT_NICE"},
-      {RLIMIT_RTPRIO, "RLIMIT_RTPRIO"}, {RLIMIT_RTTIME, "RLIMIT_RTTIME"},
-      {RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING"}, {RLIMIT_RSS, "RLIMIT_RSS"}};
   nlohmann::json list = nlohmann::json::array();
   for (const auto& entry : rlimits_for(limits)) {
-    list.push_back({{"type", names.at(entry.resource)}, {"hard", entry.hard}, {"soft", entry.soft}});
+    list.push_back({{"type", rlimit_constant_name(entry.resource)}, {"hard", entry.hard}, {"soft", entry.soft}});
   }
   return list;
 }
