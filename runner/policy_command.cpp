@@ -85,8 +85,9 @@ int bpf(const std::string& file, const std::string& routing) {
   return 0;
 }
 
-// Exit codes as diff(1): 0 the same decisions, 1 different, 2 trouble.
-int diff(const std::string& before_file, const std::string& after_file) {
+// Exit codes gate a review in CI: 0 when AFTER is not wider than BEFORE (the same or
+// narrower), 1 when it allows or answers anything less strictly, 2 when a policy cannot be read.
+int diff(const std::string& before_file, const std::string& after_file, const std::string& format) {
   policy::LoadResult before = policy::try_load_policy(before_file);
   policy::LoadResult after = policy::try_load_policy(after_file);
   if (!before.policy || !after.policy) {
@@ -94,8 +95,12 @@ int diff(const std::string& before_file, const std::string& after_file) {
     return 2;
   }
   policy::PolicyDiff d = policy::diff(*before.policy, *after.policy);
-  std::cout << policy::diff_text(d);
-  return d.empty() ? 0 : 1;
+  if (format == "json") {
+    std::cout << policy::diff_json(d).dump(2) << "\n";
+  } else {
+    std::cout << policy::diff_text(d);
+  }
+  return d.wider() ? 1 : 0;
 }
 
 // Writes to `path`, or stdout when it is empty; false (with the reason on stderr) on failure.
@@ -176,10 +181,13 @@ int run_policy_command(int argc, char** argv) {
   bpf_cmd->add_option("--routing", routing, "direct (actions in the filter) or notify (supervisor)")
       ->check(CLI::IsMember({"direct", "notify"}));
 
-  std::string diff_before, diff_after;
-  auto* diff_cmd = app.add_subcommand("diff", "which syscalls two policies decide differently");
+  std::string diff_before, diff_after, diff_format = "text";
+  auto* diff_cmd = app.add_subcommand(
+      "diff", "what AFTER allows or refuses that BEFORE did not; exit 1 when AFTER is wider");
   diff_cmd->add_option("BEFORE", diff_before, "policy file or shipped name")->required();
   diff_cmd->add_option("AFTER", diff_after, "policy file or shipped name")->required();
+  diff_cmd->add_option("--format", diff_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
 
   std::string import_file, import_output, import_kernel;
   auto* import_cmd = app.add_subcommand(
@@ -205,7 +213,7 @@ int run_policy_command(int argc, char** argv) {
   if (*check_cmd) return check(check_files);
   if (*explain_cmd) return explain(explain_file, explain_syscalls, format);
   if (*bpf_cmd) return bpf(bpf_file, routing);
-  if (*diff_cmd) return diff(diff_before, diff_after);
+  if (*diff_cmd) return diff(diff_before, diff_after, diff_format);
   if (*import_cmd) return import_profile(import_file, import_output, import_kernel);
   if (*export_cmd) return export_policy(export_file, export_output);
   return 2;

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "diff_points.hpp"
+#include "policy/evaluate.hpp"
 #include "policy/syscalls.hpp"
 
 namespace jail::policy {
@@ -27,62 +29,150 @@ std::vector<const Rule*> deciding(const Policy& p, int nr) {
   return out;
 }
 
-bool same_decisions(const Policy& a, const Policy& b, int nr) {
-  auto ra = deciding(a, nr), rb = deciding(b, nr);
+bool falls_through(const std::vector<const Rule*>& rules) {
+  return rules.empty() || rules.back()->condition;
+}
+
+bool same_rules(const std::vector<const Rule*>& ra, const Action& da,
+                const std::vector<const Rule*>& rb, const Action& db) {
   if (ra.size() != rb.size()) return false;
   for (std::size_t i = 0; i < ra.size(); ++i) {
     if (ra[i]->action != rb[i]->action) return false;
     if (ra[i]->condition.has_value() != rb[i]->condition.has_value()) return false;
     if (ra[i]->condition && !same(*ra[i]->condition, *rb[i]->condition)) return false;
   }
-  bool falls_through = ra.empty() || ra.back()->condition;
-  return !falls_through || a.default_action == b.default_action;
+  return !falls_through(ra) || da == db;
 }
 
-std::vector<std::string> describe(const Policy& p, int nr) {
-  std::vector<std::string> out;
-  auto rules = deciding(p, nr);
+std::vector<RuleLine> lines(const std::vector<const Rule*>& rules, const Action& default_action) {
+  std::vector<RuleLine> out;
   for (const Rule* r : rules) {
-    std::string line = to_string(r->action);
-    if (r->condition) line += " if " + r->condition_text;
-    out.push_back(line + "  (" + r->where.file + ":" + std::to_string(r->where.line) + ")");
+    std::optional<std::string> condition;
+    if (r->condition) condition = r->condition_text;
+    out.push_back(RuleLine{to_string(r->action), condition, r->where});
   }
-  if (rules.empty() || rules.back()->condition)
-    out.push_back("otherwise " + to_string(p.default_action) + "  (default)");
+  if (falls_through(rules)) out.push_back(RuleLine{to_string(default_action), std::nullopt, {}});
   return out;
+}
+
+const Action& decide(const std::vector<const Rule*>& rules, const Action& default_action,
+                     const std::uint64_t (&args)[6]) {
+  for (const Rule* r : rules)
+    if (!r->condition || holds(*r->condition, args)) return r->action;
+  return default_action;
+}
+
+Change classify(bool wider, bool narrower, bool other) {
+  if (wider && narrower) return Change::mixed;
+  if (wider) return Change::wider;
+  if (narrower) return Change::narrower;
+  return other ? Change::changed : Change::restated;
+}
+
+// Walks every combination of boundary values (an odometer over the tested arguments) and
+// keeps the first example of each kind of difference. Nothing when the rules differ only in
+// how they are written and the test was exact.
+std::optional<SyscallChange> compare(const Policy& before, const Policy& after, int nr,
+                                     const std::vector<const Rule*>& ra,
+                                     const std::vector<const Rule*>& rb) {
+  SyscallChange c{syscall_name(nr),
+                  nr,
+                  Change::restated,
+                  lines(ra, before.default_action),
+                  lines(rb, after.default_action),
+                  {},
+                  {},
+                  {}};
+  detail::ArgPoints points = detail::boundary_points(ra, rb);
+  std::vector<std::size_t> at(points.indexes.size(), 0);
+  std::uint64_t args[6] = {0, 0, 0, 0, 0, 0};
+  for (;;) {
+    for (std::size_t i = 0; i < at.size(); ++i) args[points.indexes[i]] = points.values[i][at[i]];
+    const Action& a = decide(ra, before.default_action, args);
+    const Action& b = decide(rb, after.default_action, args);
+    if (a != b) {
+      int sa = strictness(a), sb = strictness(b);
+      std::optional<Example>& slot = sb < sa ? c.widened : sb > sa ? c.narrowed : c.other;
+      if (!slot) {
+        Example e{{}, a, b};
+        for (int index : points.indexes) e.args.emplace_back(index, args[index]);
+        slot = std::move(e);
+      }
+    }
+    std::size_t i = 0;
+    while (i < at.size() && ++at[i] == points.values[i].size()) at[i++] = 0;
+    if (i == at.size()) break;
+  }
+  c.change = classify(c.widened.has_value(), c.narrowed.has_value(), c.other.has_value());
+  if (c.change == Change::restated && points.exact) return std::nullopt;
+  return c;
 }
 
 }  // namespace
 
+int strictness(const Action& action) {
+  switch (action.kind) {
+    case ActionKind::allow:
+      return 0;
+    case ActionKind::log:
+      return 1;
+    case ActionKind::errno_code:
+      return 2;
+    case ActionKind::trap:
+      return 3;
+    case ActionKind::kill:
+      return 4;
+  }
+  return 4;
+}
+
+std::string_view to_string(Change change) {
+  switch (change) {
+    case Change::wider:
+      return "wider";
+    case Change::narrower:
+      return "narrower";
+    case Change::mixed:
+      return "mixed";
+    case Change::changed:
+      return "changed";
+    case Change::restated:
+      return "restated";
+  }
+  return "changed";
+}
+
+bool PolicyDiff::wider() const {
+  if (default_before && strictness(*default_after) < strictness(*default_before)) return true;
+  for (const auto& c : syscalls)
+    if (c.widened) return true;
+  return false;
+}
+
+bool PolicyDiff::narrower() const {
+  if (default_before && strictness(*default_after) > strictness(*default_before)) return true;
+  for (const auto& c : syscalls)
+    if (c.narrowed) return true;
+  return false;
+}
+
 PolicyDiff diff(const Policy& before, const Policy& after) {
   PolicyDiff d;
+  d.before_name = before.name;
+  d.after_name = after.name;
   if (before.default_action != after.default_action) {
-    d.default_before = to_string(before.default_action);
-    d.default_after = to_string(after.default_action);
+    d.default_before = before.default_action;
+    d.default_after = after.default_action;
   }
   std::set<int> nrs;
   for (int nr : before.syscalls()) nrs.insert(nr);
   for (int nr : after.syscalls()) nrs.insert(nr);
   for (int nr : nrs) {
-    if (same_decisions(before, after, nr)) continue;
-    d.syscalls.push_back(
-        SyscallChange{syscall_name(nr), nr, describe(before, nr), describe(after, nr)});
+    auto ra = deciding(before, nr), rb = deciding(after, nr);
+    if (same_rules(ra, before.default_action, rb, after.default_action)) continue;
+    if (auto c = compare(before, after, nr, ra, rb)) d.syscalls.push_back(std::move(*c));
   }
   return d;
-}
-
-std::string diff_text(const PolicyDiff& d) {
-  std::string out;
-  if (d.default_before) {
-    out += "default: " + *d.default_before + " → " + *d.default_after +
-           " (every syscall neither policy names)\n";
-  }
-  for (const auto& c : d.syscalls) {
-    out += c.syscall + ":\n";
-    for (const auto& l : c.before) out += "  - " + l + "\n";
-    for (const auto& l : c.after) out += "  + " + l + "\n";
-  }
-  return out;
 }
 
 }  // namespace jail::policy

@@ -5,7 +5,6 @@
 #include "arch.hpp"
 
 namespace jail::policy {
-namespace {
 
 bool holds(const Condition& c, const std::uint64_t (&args)[6]) {
   switch (c.kind) {
@@ -37,8 +36,6 @@ bool holds(const Condition& c, const std::uint64_t (&args)[6]) {
   }
   return false;
 }
-
-}  // namespace
 
 Decision evaluate(const Policy& policy, const struct seccomp_data& data) {
   // The same prefix the compiled filter starts with (see compile.cpp).

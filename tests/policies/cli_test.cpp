@@ -112,17 +112,6 @@ TEST(Cli, BpfPrintsTheProgram) {
   EXPECT_NE(n.out.find("ret  USER_NOTIF"), std::string::npos);
 }
 
-TEST(Cli, DiffExitsLikeDiff) {
-  CliRun same = run({"diff", "default", std::string(POLICY_SHIPPED_DIR) + "/default.policy"});
-  EXPECT_EQ(same.code, 0) << same.out << same.err;
-  EXPECT_EQ(same.out, "");
-  CliRun differ = run({"diff", "default", "python"});
-  EXPECT_EQ(differ.code, 1);
-  EXPECT_NE(differ.out.find("shmget:\n  - allow  (default.policy:"), std::string::npos)
-      << differ.out;
-  EXPECT_EQ(run({"diff", "default", "nosuch"}).code, 2);
-}
-
 TEST(Cli, UsageErrorsAndUnknownPolicies) {
   EXPECT_EQ(run({}).code, 2);
   EXPECT_EQ(run({"frobnicate"}).code, 2);

@@ -3,7 +3,6 @@
 #include <sys/syscall.h>
 
 #include "policy/compile.hpp"
-#include "policy/diff.hpp"
 #include "policy/tools.hpp"
 
 namespace jail::policy {
@@ -80,43 +79,6 @@ TEST(Explain, TextAndJsonNameTheDecidingLines) {
   EXPECT_TRUE(j["syscalls"][1]["rules"].empty());
   EXPECT_EQ(j["default"]["line"], 1);
   EXPECT_THROW((void)explain_text(p, {"reed"}), std::invalid_argument);
-}
-
-TEST(Diff, ComparesDecisionsNotText) {
-  Policy a = parse_policy(
-      "default errno EPERM\nallow read write\n"
-      "allow socket if arg0 == AF_UNIX\nkill ptrace\n",
-      "a.policy");
-  // Same decisions written differently: a number for a constant, another rule order for
-  // different syscalls, an unreachable rule after an unconditional one.
-  Policy same = parse_policy(
-      "default errno EPERM\nkill ptrace\nallow socket if arg0 == 1\n"
-      "allow write read\nallow read if arg0 == 3\n",
-      "same.policy");
-  EXPECT_TRUE(diff(a, same).empty()) << diff_text(diff(a, same));
-  Policy b = parse_policy(
-      "default errno EPERM\nallow read write\n"
-      "allow socket if arg0 == AF_INET\n# debugger\nallow ptrace\n",
-      "b.policy");
-  PolicyDiff d = diff(a, b);
-  ASSERT_EQ(d.syscalls.size(), 2u) << diff_text(d);
-  EXPECT_EQ(d.syscalls[0].syscall, "socket");
-  EXPECT_EQ(d.syscalls[1].syscall, "ptrace");
-  EXPECT_EQ(d.syscalls[1].before, (std::vector<std::string>{"kill  (a.policy:4)"}));
-  EXPECT_EQ(d.syscalls[1].after, (std::vector<std::string>{"allow  (b.policy:5)"}));
-  EXPECT_EQ(d.syscalls[0].after.back(), "otherwise errno EPERM  (default)");
-  Policy c = parse_policy(
-      "default kill\nallow read write\nallow socket if arg0 == AF_UNIX\n"
-      "kill ptrace\n",
-      "c.policy");
-  PolicyDiff dc = diff(a, c);
-  EXPECT_EQ(dc.default_before, "errno EPERM");
-  EXPECT_EQ(dc.default_after, "kill");
-  // socket falls through to the default in both; so do the baseline's conditional rules.
-  bool socket_listed = false;
-  for (const auto& s : dc.syscalls) socket_listed = socket_listed || s.syscall == "socket";
-  EXPECT_TRUE(socket_listed);
-  EXPECT_NE(diff_text(dc).find("default: errno EPERM → kill"), std::string::npos);
 }
 
 TEST(Disassemble, ShowsChecksDispatchAndReturns) {

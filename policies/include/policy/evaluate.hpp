@@ -15,6 +15,10 @@ struct Decision {
   bool by_default = false;
 };
 
+// Whether a condition holds for these argument values (unsigned 64-bit comparisons after the
+// mask, as the compiled filter does them).
+[[nodiscard]] bool holds(const Condition& condition, const std::uint64_t (&args)[6]);
+
 [[nodiscard]] Decision evaluate(const Policy& policy, const struct seccomp_data& data);
 
 }  // namespace jail::policy
