@@ -29,6 +29,7 @@
 #include "rlimits.hpp"
 #include "root_layout.hpp"
 #include "runsc/sandbox.hpp"
+#include "seccomp/lookup_policy.hpp"
 #include "seccomp/prepare.hpp"
 #include "spec_check.hpp"
 
@@ -184,6 +185,11 @@ Process launch(const Spec& spec) {
   // Loaded and compiled before clone; the child gets a copy of the program with its memory.
   const std::unique_ptr<PreparedPolicy> policy =
       spec.seccomp_mode == SeccompMode::learn ? prepare_learning_policy() : prepare_policy(spec.policy);
+  // The tool's own start passes plan.envp to execve: the address is the same in the child (a
+  // copy of this process), which lets the filter tell that execve from the tool's own.
+  if (policy && spec.lookups == LookupTrace::record) {
+    trace_lookups(*policy, reinterpret_cast<std::uint64_t>(plan.envp));
+  }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
   const PtyPlan pty = plan_pty(spec);
   plan.pty = pty.enabled;
@@ -224,6 +230,7 @@ Process launch(const Spec& spec) {
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;
+  state->lookups = spec.lookups;
   state->pty = pty.enabled;
   state->pty_input = pty.input;
   state->pty_output = pty.output;

@@ -77,6 +77,7 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   result.denials = record.denials;
   result.output_truncated = record.output_truncated;
   result.syscalls_seen = record.syscalls_seen;
+  result.lookups = record.lookups;
   fill_usage(result, record);
 
   const child::Report* setup = nullptr;

@@ -23,6 +23,7 @@ struct RunRecord {
   Denials denials;
   std::optional<Violation> violation;  // a call the policy said kill for
   std::vector<SyscallUse> syscalls_seen;
+  std::optional<Lookups> lookups;
   double wall_ms = 0;
 };
 

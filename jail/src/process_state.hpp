@@ -41,6 +41,7 @@ struct Process::State {
   // For answering the tool's seccomp notifications; null with --policy none.
   std::shared_ptr<const policy::Policy> policy;
   bool learn = false;  // SeccompMode::learn: record every syscall
+  LookupTrace lookups = LookupTrace::off;
   // With a pty: the caller's fds the relay reads from (-1: none) and writes to.
   bool pty = false;
   int pty_input = -1;

@@ -37,6 +37,17 @@ nlohmann::ordered_json limits_json(const Limits& limits) {
           {"rlimits", rlimits}};
 }
 
+nlohmann::ordered_json lookups_json(const std::optional<Lookups>& lookups) {
+  if (!lookups) return nullptr;
+  nlohmann::ordered_json paths = nlohmann::ordered_json::array();
+  for (const auto& lookup : lookups->paths) {
+    paths.push_back({{"path", lookup.path}, {"syscall", lookup.syscall}});
+  }
+  return {{"paths", paths},
+          {"beyond_limit", lookups->beyond_limit},
+          {"unreadable", lookups->unreadable}};
+}
+
 }  // namespace
 
 std::string to_json(const Result& result) {
@@ -57,6 +68,7 @@ std::string to_json(const Result& result) {
                                        : nlohmann::ordered_json(nullptr);
   json["limits"] = limits_json(result.limits);
   json["output_truncated"] = result.output_truncated;
+  json["lookups"] = lookups_json(result.lookups);
   if (result.error) {
     const char* name = strerrorname_np(result.error->errno_value);
     json["error"] = {{"step", result.error->step},

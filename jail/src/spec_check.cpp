@@ -126,6 +126,18 @@ void check_spec(const Spec& spec) {
     }
   }
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);
+  if (spec.lookups == LookupTrace::record && spec.runtime == Runtime::runsc) {
+    problems.emplace_back(
+        "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "
+        "to gVisor's kernel, not through jail's supervisor");
+  }
+  if (spec.lookups == LookupTrace::record && spec.policy == "none" &&
+      spec.seccomp_mode == SeccompMode::enforce) {
+    problems.emplace_back(
+        "recording the tool's path lookups needs a seccomp policy (the lookups reach the "
+        "supervisor "
+        "through it); --policy none has none");
+  }
   if (!problems.empty()) problems.raise();
 }
 

@@ -80,7 +80,8 @@ void Supervisor::on_deadline() {
 void Supervisor::on_reports() {
   state_.reports.drain();
   if (UniqueFd listener = state_.reports.take(child::ReportKind::seccomp_listener); listener.valid()) {
-    denials_ = std::make_unique<DenialHandler>(std::move(listener), state_.policy, state_.learn);
+    denials_ = std::make_unique<DenialHandler>(std::move(listener), state_.policy, state_.learn,
+                                               state_.lookups);
   }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ = std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output);
@@ -146,7 +147,10 @@ Result Supervisor::finish() {
     record.denials = denials_->denials();
     record.violation = denials_->violation();
     record.syscalls_seen = denials_->seen();
+    record.lookups = denials_->lookups();
   }
+  // The tool never started under its filter: it looked nothing up.
+  if (state_.lookups == LookupTrace::record && !record.lookups) record.lookups = Lookups{};
   if (!state_.cgroup.empty()) {
     record.cgroup_usage = state_.cgroup.usage();
     if (!state_.cgroup.remove()) {

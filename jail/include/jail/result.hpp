@@ -35,6 +35,21 @@ struct SyscallUse {
   std::vector<std::array<std::uint64_t, 6>> distinct_args;  // the first few distinct argument sets
 };
 
+// A path the tool looked up, as seen with LookupTrace::record: absolute, as the jail sees it
+// (a relative path is joined to the tool's working directory or the directory fd it named).
+struct FileLookup {
+  std::string path;
+  std::string syscall;  // the first call that looked it up: "openat", "execve", "newfstatat", …
+};
+
+struct Lookups {
+  std::vector<FileLookup> paths;  // distinct paths, in the order first seen
+  // Lookups not in `paths`: past the limit on distinct paths, or whose path could not be read
+  // from the tool's memory (the tool had already moved on or was gone).
+  std::uint64_t beyond_limit = 0;
+  std::uint64_t unreadable = 0;
+};
+
 struct Denials {
   std::uint64_t count = 0;
   std::vector<Violation> first;  // the first few, in order
@@ -61,6 +76,7 @@ struct Result {
   std::optional<Limit> limit_hit;  // the limit that ended or shaped the run
   bool output_truncated = false;   // the tool's output was cut at max_output_bytes
   std::vector<SyscallUse> syscalls_seen;  // SeccompMode::learn only, by syscall number
+  std::optional<Lookups> lookups;         // LookupTrace::record only
   Limits limits;                   // the limits the run had, echoed back
   std::optional<SetupFailure> error;
 };

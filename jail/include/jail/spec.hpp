@@ -35,6 +35,12 @@ enum class Runtime { native, runsc };
 // and the Result lists what the tool used (`jail policy learn` writes a policy from it).
 enum class SeccompMode { enforce, learn };
 
+// record: every path the tool looks up (open, stat, access, readlink, exec, …) passes the
+// supervisor, which notes it and lets the call run unchanged; the Result lists the paths
+// (`jail rootfs check` reports those a prepared root lacks). Each lookup then costs a round trip
+// to the supervisor, so leave it off for ordinary runs. Native runtime with a seccomp policy only.
+enum class LookupTrace { off, record };
+
 // What the tool reads: the caller's stdin (per Stdio), or nothing (/dev/null).
 enum class Input { inherit, none };
 
@@ -83,6 +89,7 @@ struct Spec {
   // file, or "none" (no filter at all — for debugging only).
   std::string policy = "default";
   SeccompMode seccomp_mode = SeccompMode::enforce;
+  LookupTrace lookups = LookupTrace::off;
 
   Limits limits;
   // Where the jail's cgroup is created, as a cgroup path like those in /proc/self/cgroup; unset:

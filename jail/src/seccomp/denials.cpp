@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -60,8 +61,16 @@ void send_sigsys(const seccomp_notif& request) {
 
 }  // namespace
 
-DenialHandler::DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy, bool learn)
-    : listener_(std::move(listener)), policy_(std::move(policy)), learn_(learn) {}
+DenialHandler::DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy,
+                             bool learn, LookupTrace lookups)
+    : listener_(std::move(listener)), policy_(std::move(policy)), learn_(learn) {
+  if (lookups == LookupTrace::record) lookups_ = std::make_unique<LookupRecorder>();
+}
+
+std::optional<Lookups> DenialHandler::lookups() const {
+  if (!lookups_) return std::nullopt;
+  return lookups_->lookups();
+}
 
 std::vector<SyscallUse> DenialHandler::seen() const {
   std::vector<SyscallUse> list;
@@ -78,7 +87,22 @@ bool DenialHandler::handle_one(int init_pidfd) {
     }
     return false;
   }
+  if (lookups_ && LookupRecorder::traces(request.data.nr)) {
+    lookups_->record(request, listener_.get());
+  }
   const policy::Decision decision = policy::evaluate(*policy_, request.data);
+  if (decision.action.kind == policy::ActionKind::allow) {
+    // Only a traced lookup gets here allowed (the filter decides every other allow itself):
+    // noted above, it runs as the policy says, without a log line or a denial.
+    seccomp_notif_resp response{};
+    response.id = request.id;
+    response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0 && errno != ENOENT) {
+      jail::log().error("cannot answer a seccomp notification for {}: {}",
+                        policy::syscall_name(request.data.nr), std::strerror(errno));
+    }
+    return false;
+  }
   // The baseline's fixed answers (clone3 → ENOSYS, namespaces, TIOCSTI) are not the tool's
   // needs: a learned policy could not widen them anyway.
   if (learn_ && decision.where.file != "baseline.policy") {

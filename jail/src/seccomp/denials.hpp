@@ -12,7 +12,9 @@
 #include <string>
 
 #include "jail/result.hpp"
+#include "jail/spec.hpp"
 #include "policy/policy.hpp"
+#include "seccomp/lookup_recorder.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -21,8 +23,11 @@ class DenialHandler {
  public:
   static constexpr std::size_t kKeptDenials = 16;
 
-  // With `learn`, every call that reaches the supervisor is recorded in seen().
-  DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy, bool learn = false);
+  // With `learn`, every call that reaches the supervisor is recorded in seen(). With
+  // `lookups`, the filter also routes the path lookups `policy` allows here (see
+  // lookup_policy.hpp): their paths are recorded in lookups() and they run unchanged.
+  DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy, bool learn = false,
+                LookupTrace lookups = LookupTrace::off);
 
   [[nodiscard]] int fd() const { return listener_.get(); }
 
@@ -33,6 +38,7 @@ class DenialHandler {
   [[nodiscard]] const Denials& denials() const { return denials_; }
   [[nodiscard]] const std::optional<Violation>& violation() const { return violation_; }
   [[nodiscard]] std::vector<SyscallUse> seen() const;
+  [[nodiscard]] std::optional<Lookups> lookups() const;
 
  private:
   UniqueFd listener_;
@@ -41,6 +47,7 @@ class DenialHandler {
   std::optional<Violation> violation_;
   bool learn_ = false;
   std::map<int, SyscallUse> seen_;
+  std::unique_ptr<LookupRecorder> lookups_;
 };
 
 }  // namespace jail

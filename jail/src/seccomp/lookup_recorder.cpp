@@ -1,0 +1,95 @@
+#include "seccomp/lookup_recorder.hpp"
+
+#include <fcntl.h>
+#include <linux/limits.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "log.hpp"
+#include "seccomp/lookup_calls.hpp"
+
+namespace jail {
+namespace {
+
+// The NUL-terminated string at `address` in the tool, at most PATH_MAX bytes (what the kernel
+// accepts). Read a page at a time: process_vm_readv fails a whole transfer that touches an
+// unmapped page, and the string may end just before one.
+std::optional<std::string> read_string(pid_t pid, std::uint64_t address) {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::array<char, PATH_MAX> buffer;
+  std::size_t have = 0;
+  while (have < buffer.size()) {
+    const std::uint64_t at = address + have;
+    const std::size_t want = std::min<std::uint64_t>(page - at % page, buffer.size() - have);
+    iovec local{buffer.data() + have, want};
+    iovec remote{reinterpret_cast<void*>(at), want};
+    const ssize_t got = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (got <= 0) return std::nullopt;
+    const char* end = static_cast<const char*>(
+        std::memchr(buffer.data() + have, 0, static_cast<std::size_t>(got)));
+    if (end != nullptr)
+      return std::string(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+    have += static_cast<std::size_t>(got);
+  }
+  return std::nullopt;  // longer than PATH_MAX: the kernel fails it with ENAMETOOLONG
+}
+
+// A link in the tool's /proc entry (its cwd, one of its fds). The kernel prints it relative to
+// the tool's root, so it is the path as the jail sees it.
+std::optional<std::string> read_proc_link(pid_t pid, const std::string& name) {
+  std::array<char, PATH_MAX> buffer;
+  const std::string link = "/proc/" + std::to_string(pid) + "/" + name;
+  const ssize_t length = ::readlink(link.c_str(), buffer.data(), buffer.size());
+  if (length <= 0 || static_cast<std::size_t>(length) >= buffer.size() || buffer[0] != '/') {
+    return std::nullopt;  // gone, or not a directory in the filesystem (a pipe, a socket)
+  }
+  return std::string(buffer.data(), static_cast<std::size_t>(length));
+}
+
+}  // namespace
+
+bool LookupRecorder::traces(int syscall) {
+  return find_lookup_call(syscall) != nullptr;
+}
+
+void LookupRecorder::record(const seccomp_notif& request, int listener) {
+  const LookupCall* call = find_lookup_call(request.data.nr);
+  if (call == nullptr) return;
+  const auto pid = static_cast<pid_t>(request.pid);
+  std::optional<std::string> path = read_string(pid, request.data.args[call->path_arg]);
+  if (path && path->empty()) return;  // AT_EMPTY_PATH or an error the kernel reports: no lookup
+  if (path && path->front() != '/') {
+    // The kernel reads a dirfd argument as an int.
+    const int dirfd =
+        call->dirfd_arg < 0 ? AT_FDCWD : static_cast<int>(request.data.args[call->dirfd_arg]);
+    const auto base =
+        read_proc_link(pid, dirfd == AT_FDCWD ? "cwd" : "fd/" + std::to_string(dirfd));
+    path = base ? std::optional(*base + "/" + *path) : std::nullopt;
+  }
+  // Everything above was read from a task named by pid; the notification still pending means
+  // that task is still the one that made the call.
+  std::uint64_t id = request.id;
+  if (!path || ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
+    ++lookups_.unreadable;
+    return;
+  }
+  std::string normal = std::filesystem::path(*path).lexically_normal().string();
+  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  if (seen_.contains(normal)) return;
+  if (lookups_.paths.size() >= kMaxPaths || bytes_ + normal.size() > kMaxPathBytes) {
+    ++lookups_.beyond_limit;
+    return;
+  }
+  bytes_ += normal.size();
+  seen_.insert(normal);
+  lookups_.paths.push_back(FileLookup{std::move(normal), call->name});
+}
+
+}  // namespace jail
