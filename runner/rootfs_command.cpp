@@ -2,19 +2,28 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "rootfs/builder.hpp"
 #include "rootfs/recipe.hpp"
+#include "rootfs_check.hpp"
 
 namespace jail::runner {
 
 int run_rootfs_command(int argc, char** argv) {
+  // check takes jail's run options and a command after '--', which it parses itself.
+  if (argc >= 2 && std::string_view(argv[1]) == "check") {
+    return rootfs_check_command(argc - 1, argv + 1);
+  }
   CLI::App app{"Build a root directory holding just what a tool needs, for jail --rootfs.", "jail rootfs"};
   app.require_subcommand(1);
   CLI::App* build = app.add_subcommand("build", "copy binaries, their library closure, trees and files into OUT");
+  app.add_subcommand("check",
+                     "run a command in OUT and report the files it looked for that OUT lacks "
+                     "(see jail rootfs check --help)");
   std::string out;
   std::vector<std::string> binaries, trees, files, libraries, recipes;
   build->add_option("OUT", out, "the root to create")->required();

@@ -35,6 +35,8 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+}  // namespace
+
 void write_status(const RunOptions& run, const Result& result) {
   const std::string json = to_json(result) + "\n";
   if (run.status_fd) write_all(*run.status_fd, json);
@@ -74,6 +76,8 @@ void log_result(const Result& result) {
                  result.wall_ms);
   }
 }
+
+namespace {
 
 // A bad flag still leaves a status for a caller that asked for one: it reads the same JSON shape
 // whether jail failed on its flags or in the jail.

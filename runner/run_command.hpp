@@ -4,7 +4,16 @@
 #include <string>
 #include <vector>
 
+#include "jail/result.hpp"
+#include "run_options.hpp"
+
 namespace jail::runner {
+
+// Shared with the subcommands that run a tool (rootfs check): the forwarded signals blocked for
+// the supervisor's signalfd, the outcome logged, the status JSON written where asked.
+void block_forwarded_signals();
+void log_result(const Result& result);
+void write_status(const RunOptions& run, const Result& result);
 
 // `options` are the words before "--" (without "jail" or "run"), `command` the words after it.
 [[nodiscard]] int run_command(const std::vector<std::string>& options,

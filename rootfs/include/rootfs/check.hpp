@@ -1,0 +1,50 @@
+// `jail rootfs check`: given the paths a tool looked up while it ran in a root (recorded by the
+// jail's supervisor), which of them the root lacks — split into those the host has (what the
+// recipe probably forgot) and those absent on the host too (ordinary probing).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jail::rootfs {
+
+struct LookedUp {
+  std::string path;     // absolute, as the tool saw it inside the root
+  std::string syscall;  // how: "openat", "execve", "lstat", …
+};
+
+// One host file (or directory) the root lacks, with every path the tool used for it.
+struct MissingFile {
+  std::filesystem::path host_path;  // on the host, symlinks resolved: what to add
+  std::vector<LookedUp> looked_up_as;
+  std::string
+      recipe_line;  // a recipe entry that would add it: binaries/libraries/trees/files = [...]
+  std::size_t nested = 0;  // further missing paths below this directory, folded into it
+  // Set when the C library does well without it (the loader cache, locale data, the time zone):
+  // what it does instead. Such files are reported but do not make the check fail.
+  std::string optional_because;
+};
+
+struct CheckReport {
+  std::vector<MissingFile> missing;   // on the host, not in the root; by host path
+  std::vector<MissingFile> optional;  // the same, but the tool does well without them
+  std::vector<LookedUp> probing;      // absent on the host too; by path
+  std::size_t present = 0;            // found in the root
+  std::size_t provided = 0;  // under a mount the jail itself provides (/proc, /dev, /tmp, binds)
+};
+
+// Why `root` cannot be used as a root for `jail --rootfs` (missing, not a directory, no mount
+// points for /proc, /dev, /tmp); nullopt when it can.
+[[nodiscard]] std::optional<std::string> why_not_a_root(const std::filesystem::path& root);
+
+// Looks each path up inside `root` (symlinks resolved inside it, never out of it) and on the
+// host. `jail_mounts` are the mount targets the jail adds over the root besides /proc, /dev and
+// /tmp; paths below them are not the root's business.
+[[nodiscard]] CheckReport check_lookups(const std::filesystem::path& root,
+                                        const std::vector<LookedUp>& lookups,
+                                        const std::vector<std::string>& jail_mounts);
+
+}  // namespace jail::rootfs
