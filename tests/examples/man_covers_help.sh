@@ -10,6 +10,7 @@ help=$(
   "$jail" doctor --help
   for sub in explain bpf import export; do "$jail" policy "$sub" --help; done
   "$jail" rootfs build --help
+  "$jail" rootfs check --help
   "$jail" export-oci --help 2>&1 || true  # its own flag, --bundle, is named in its message
 )
 missing=0

@@ -1,0 +1,152 @@
+// `jail rootfs check` end to end, through the real binary, as root and as an unprivileged caller:
+// a root that lacks what the command needs names exactly that, with the recipe line that adds
+// it; a root that has everything reports nothing missing and exits 0; bad input exits 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "../integration/run_jail.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using jail_test::describe;
+using jail_test::RunResult;
+
+// The entries of the report's "missing from OUT, present on the host" section: the lines that
+// name a host path (each is followed by an indented "add: …" line, kept apart).
+struct MissingSection {
+  std::vector<std::string> paths;
+  std::vector<std::string> recipe_lines;
+};
+
+MissingSection missing_section(const std::string& report) {
+  MissingSection section;
+  bool inside = false;
+  for (const auto& line : jail_test::split_lines(report)) {
+    if (line.starts_with("missing from ") &&
+        line.find("present on the host") != std::string::npos) {
+      inside = true;
+    } else if (inside && line.starts_with("      add: ")) {
+      section.recipe_lines.push_back(line.substr(11));
+    } else if (inside && line.starts_with("  /")) {
+      section.paths.push_back(line.substr(2, line.find("  (", 2) - 2));
+    } else {
+      inside = false;
+    }
+  }
+  return section;
+}
+
+class RootfsCheck : public jail_test::CallerTest {
+ protected:
+  // Built by root (the builder keeps host ownership); read by either caller.
+  std::string build(const std::string& recipe) {
+    const std::string root = cwd_ / ("root-" + recipe);
+    const RunResult built = jail_test::run_jail({"rootfs", "build", root, "--recipe", recipe});
+    EXPECT_EQ(built.exit_code, 0) << describe(built);
+    return root;
+  }
+};
+
+TEST_P(RootfsCheck, AMissingBinaryAndDataFileAreNamedWithTheirRecipeLines) {
+  const std::string root = build("shell");
+  const std::string data = cwd_ / "data.txt";
+  jail_test::write_file(data, "some data\n");
+  // seq is not in the shell recipe; the data file is only on the host, read by a path relative
+  // to the working directory; wc is in the root and must not be named.
+  const RunResult r = run({"rootfs", "check", root, "--", "sh", "-c",
+                           "seq 2; cd /usr && cat .." + data + "; echo hi | wc -l"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  const MissingSection missing = missing_section(r.out);  // sorted by host path
+  EXPECT_EQ(missing.paths, (std::vector<std::string>{"/usr/bin/seq", data})) << describe(r);
+  EXPECT_EQ(missing.recipe_lines, (std::vector<std::string>{"binaries = [\"/usr/bin/seq\"]",
+                                                            "files = [\"" + data + "\"]"}))
+      << describe(r);
+  // The tool ran to its end (wc in the root printed 1, before the report) and its status is
+  // reported.
+  EXPECT_TRUE(r.out.starts_with("1\n")) << describe(r);
+  EXPECT_NE(r.out.find("exited with 0"), std::string::npos) << describe(r);
+}
+
+TEST_P(RootfsCheck, ACompleteRootReportsNothingMissingAndExitsZero) {
+  const std::string root = build("shell");
+  const RunResult r = run({"rootfs", "check", root, "--", "sh", "-c", "echo hi | wc -l"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("nothing it needs is missing from " + root), std::string::npos)
+      << describe(r);
+  EXPECT_TRUE(missing_section(r.out).paths.empty()) << describe(r);
+  // Not vacuous: the shell's lookup of wc was seen and found in the root.
+  std::smatch counts;
+  ASSERT_TRUE(std::regex_search(r.out, counts,
+                                std::regex(R"(it looked up (\d+) paths: (\d+) in the root)")))
+      << describe(r);
+  EXPECT_GE(std::stoi(counts[2]), 1) << describe(r);
+}
+
+TEST_P(RootfsCheck, ALibraryAnExtensionModuleLoadsIsNamed) {
+  const std::string root = build("python3");
+  for (const auto& entry : fs::directory_iterator(root + "/usr/lib/x86_64-linux-gnu")) {
+    if (entry.path().filename().string().starts_with("libsqlite3.so")) fs::remove(entry.path());
+  }
+  const RunResult r = run({"rootfs", "check", root, "--", "python3", "-c", "import sqlite3"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.out.find("python3 -c 'import sqlite3' exited with 1"), std::string::npos)
+      << describe(r);
+  const MissingSection missing = missing_section(r.out);
+  const auto line = std::find(missing.recipe_lines.begin(), missing.recipe_lines.end(),
+                              "libraries = [\"libsqlite3.so.0\"]");
+  EXPECT_NE(line, missing.recipe_lines.end()) << describe(r);
+}
+
+TEST_P(RootfsCheck, TheCommandItselfMissingIsNamed) {
+  const std::string root = build("shell");
+  const RunResult r = run({"rootfs", "check", root, "--", "seq", "2"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.out.find("seq 2 was not found in the root"), std::string::npos) << describe(r);
+  EXPECT_EQ(missing_section(r.out).paths, std::vector<std::string>{"/usr/bin/seq"}) << describe(r);
+}
+
+TEST_P(RootfsCheck, TheStatusJsonListsTheLookups) {
+  const std::string root = build("shell");
+  const std::string status = cwd_ / "status.json";
+  const RunResult r = run({"rootfs", "check", root, "--status-file", status, "--", "sh", "-c",
+                           "cat /etc/jail-check-absent 2>/dev/null; exit 3"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);  // absent on the host too: ordinary probing
+  EXPECT_NE(r.out.find("exited with 3"), std::string::npos) << describe(r);
+  const auto text = jail_test::read_file(status);
+  ASSERT_TRUE(text.has_value());
+  EXPECT_NE(text->find(R"({"path":"/etc/jail-check-absent","syscall":"openat"})"),
+            std::string::npos)
+      << *text;
+}
+
+TEST_P(RootfsCheck, BadInputExitsTwoWithAReason) {
+  const std::string root = build("shell");
+  RunResult r = run({"rootfs", "check", cwd_ / "no-such-root", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << describe(r);
+
+  r = run({"rootfs", "check", "/etc", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("/etc is not a root for jail --rootfs"), std::string::npos) << describe(r);
+
+  r = run({"rootfs", "check", root, "true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("missing '--'"), std::string::npos) << describe(r);
+
+  r = run({"rootfs", "check", root, "--rootfs", "/", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("leave --rootfs out"), std::string::npos) << describe(r);
+
+  r = run({"rootfs", "check", root, "--policy", "none", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("needs a seccomp policy"), std::string::npos) << describe(r);
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(RootfsCheck);
+
+}  // namespace
