@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "profile.hpp"
 #include "units.hpp"
 
 namespace jail::runner {
@@ -22,7 +24,7 @@ struct RawFlags {
   std::optional<unsigned> uid, gid;
   std::optional<std::string> cwd, rootfs, tmpfs_size, status_file, log_file;
   std::optional<int> status_fd, log_fd;
-  std::optional<std::string> max_output, audit_log;
+  std::optional<std::string> max_output, audit_log, profile;
   std::string stdin_mode = "inherit", runtime = "native", runsc_platform;
   std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
@@ -35,6 +37,8 @@ struct RawFlags {
 
 void define_flags(CLI::App& app, RawFlags& f) {
   auto one_each = [](CLI::Option* option) { option->allow_extra_args(false); };
+  app.add_option("--profile", f.profile,
+                 "TOML file of run flags (keys are flag names); flags given here override it");
   app.add_option("--uid", f.uid, "user id of the tool inside the jail");
   app.add_option("--gid", f.gid, "group id of the tool inside the jail");
   app.add_option("--cwd", f.cwd, "working directory inside the jail (default: the current one)");
@@ -92,25 +96,26 @@ std::string absolute_host_path(const std::string& path) {
 }
 
 // SRC[:DST] — split at the first ':'; DST defaults to SRC.
-Mount parse_bind(const std::string& text, MountKind kind, const char* flag) {
+Mount parse_bind(const std::string& text, MountKind kind, const char* flag,
+                 const std::string& from) {
   const auto colon = text.find(':');
   Mount mount;
   mount.kind = kind;
   mount.source = absolute_host_path(text.substr(0, colon));
   mount.target = colon == std::string::npos ? mount.source : text.substr(colon + 1);
-  mount.origin = fmt::format("{} {} on {}", flag, text, kCommandLine);
+  mount.origin = fmt::format("{} {} {}", flag, text, from);
   if (text.empty() || (colon != std::string::npos && mount.target.empty())) {
     throw UsageError(fmt::format("{} '{}': expected SRC[:DST]", flag, text));
   }
   return mount;
 }
 
-Mount parse_tmpfs(const std::string& text) {
+Mount parse_tmpfs(const std::string& text, const std::string& from) {
   const auto colon = text.find(':');
   Mount mount;
   mount.kind = MountKind::tmpfs;
   mount.target = text.substr(0, colon);
-  mount.origin = fmt::format("--tmpfs {} on {}", text, kCommandLine);
+  mount.origin = fmt::format("--tmpfs {} {}", text, from);
   if (colon != std::string::npos) {
     mount.size_bytes = parse_size(text.substr(colon + 1));
     if (!mount.size_bytes) {
@@ -238,15 +243,8 @@ Limits build_limits(const RawFlags& f) {
   return limits;
 }
 
-}  // namespace
-
-RunOptions parse_run_options(const std::vector<std::string>& options,
-                             const std::vector<std::string>& command) {
-  CLI::App app{"Run COMMAND isolated: its own namespaces, a minimal read-only root, no "
-               "capabilities, no network.",
-               "jail"};
-  RawFlags f;
-  define_flags(app, f);
+// CLI11 takes the words reversed; --help and errors become the runner's own exceptions.
+void parse_flags(CLI::App& app, const std::vector<std::string>& options) {
   std::vector<std::string> reversed(options.rbegin(), options.rend());
   try {
     app.parse(reversed);
@@ -254,6 +252,45 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
     throw HelpRequested{app.help()};
   } catch (const CLI::ParseError& error) {
     throw UsageError(fmt::format("{} (see jail --help)", error.what()));
+  }
+}
+
+}  // namespace
+
+RunOptions parse_run_options(const std::vector<std::string>& options,
+                             const std::vector<std::string>& command) {
+  auto new_app = [] {
+    return std::make_unique<CLI::App>(
+        "Run COMMAND isolated: its own namespaces, a minimal read-only root, no capabilities, "
+        "no network.",
+        "jail");
+  };
+  auto app = new_app();
+  RawFlags f;
+  define_flags(*app, f);
+  parse_flags(*app, options);
+  // A profile's settings go in front of the command line's, except flags the command line
+  // sets itself: then the command line wins. Lists (mounts, env) take both, profile first.
+  std::vector<std::string> mount_origins;  // of the profile's mounts, in order
+  if (f.profile) {
+    const Profile profile = load_profile(*f.profile);
+    std::vector<std::string> words;
+    for (const auto& setting : profile.settings) {
+      const bool list = setting.flag == "--bind" || setting.flag == "--ro-bind" ||
+                        setting.flag == "--tmpfs" || setting.flag == "--env" ||
+                        setting.flag == "--pass-env" || setting.flag == "--rlimit";
+      if (!list && app->get_option(setting.flag)->count() > 0) continue;  // the command line's
+      // --flag=value: a value that starts with a dash stays a value.
+      words.push_back(setting.value ? setting.flag + "=" + *setting.value : setting.flag);
+      if (setting.flag == "--bind" || setting.flag == "--ro-bind" || setting.flag == "--tmpfs")
+        mount_origins.push_back("in profile " + setting.where);
+    }
+    words.insert(words.end(), options.begin(), options.end());
+    // A fresh parser: CLI11 keeps the first parse's order, which the mounts below walk.
+    app = new_app();
+    f = RawFlags{};
+    define_flags(*app, f);
+    parse_flags(*app, words);
   }
 
   RunOptions run;
@@ -290,15 +327,21 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   }
   // Mounts apply in command-line order across the three flags: a later mount may sit on an
   // earlier one, as with bwrap.
-  std::size_t next_bind = 0, next_ro_bind = 0, next_tmpfs = 0;
-  for (const CLI::Option* option : app.parse_order()) {
+  std::size_t next_bind = 0, next_ro_bind = 0, next_tmpfs = 0, next_mount = 0;
+  const std::string on_command_line = std::string("on ") + kCommandLine;
+  for (const CLI::Option* option : app->parse_order()) {
     const std::string name = option->get_name();
+    if (name != "--bind" && name != "--ro-bind" && name != "--tmpfs") continue;
+    const std::string& from =
+        next_mount < mount_origins.size() ? mount_origins[next_mount] : on_command_line;
+    ++next_mount;
     if (name == "--bind") {
-      spec.mounts.push_back(parse_bind(f.binds.at(next_bind++), MountKind::bind, "--bind"));
+      spec.mounts.push_back(parse_bind(f.binds.at(next_bind++), MountKind::bind, "--bind", from));
     } else if (name == "--ro-bind") {
-      spec.mounts.push_back(parse_bind(f.ro_binds.at(next_ro_bind++), MountKind::ro_bind, "--ro-bind"));
-    } else if (name == "--tmpfs") {
-      spec.mounts.push_back(parse_tmpfs(f.tmpfs.at(next_tmpfs++)));
+      spec.mounts.push_back(
+          parse_bind(f.ro_binds.at(next_ro_bind++), MountKind::ro_bind, "--ro-bind", from));
+    } else {
+      spec.mounts.push_back(parse_tmpfs(f.tmpfs.at(next_tmpfs++), from));
     }
   }
   spec.limits = build_limits(f);

@@ -1,0 +1,79 @@
+// --profile FILE end to end: a TOML profile sets the run, the command line overrides it, and a
+// mistake in it stops the run before anything starts, pointing at the line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+class Profile : public CallerTest {};
+
+TEST_P(Profile, SetsTheRunAndTheCommandLineOverridesIt) {
+  TempDir work;
+  std::filesystem::create_directory(work / "data");
+  ASSERT_EQ(::chown((work / "data").c_str(), kNobodyUid, kNobodyGid), 0);
+  write_file(work / "data/greeting", "hello from the profile's bind\n");
+  write_file(work / "team.toml",
+             "# the team's profile for small python tools\n"
+             "policy = \"python\"\n"
+             "hostname = \"profiled\"\n"
+             "timeout = \"20s\"\n"
+             "max-output = \"1M\"\n"
+             "no-cwd = true\n"
+             "ro-bind = [\"data:/data\"]\n"
+             "[env]\n"
+             "GREETING = \"from-profile\"\n"
+             "OVERRIDDEN = \"from-profile\"\n");
+  const std::vector<std::string> script = {
+      "python3", "-c",
+      "import os, socket; print(open('/data/greeting').read().strip()); "
+      "print(socket.gethostname(), os.getcwd(), os.environ['GREETING'], os.environ['OVERRIDDEN'])"};
+
+  RunResult r =
+      run(concat({{"--profile", work / "team.toml", "--env", "OVERRIDDEN=cli", "--"}, script}),
+          {.cwd = work.path()});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "hello from the profile's bind\nprofiled / from-profile cli\n");
+
+  RunResult over =
+      run(concat({{"--profile", work / "team.toml", "--hostname", "cli", "--"}, script}),
+          {.cwd = work.path()});
+  ASSERT_EQ(over.exit_code, 0) << describe(over);
+  EXPECT_EQ(over.out, "hello from the profile's bind\ncli / from-profile from-profile\n");
+
+  // The profile's policy is enforced: python.policy kills ptrace.
+  RunResult ptrace = run({"--profile", work / "team.toml", "--", "python3", "-c",
+                          "import ctypes; ctypes.CDLL(None).ptrace(0, 0, 0, 0)"},
+                         {.cwd = work.path()});
+  EXPECT_EQ(ptrace.exit_code, 159) << describe(ptrace);
+}
+
+TEST_P(Profile, MistakesStopTheRunWithTheirPlace) {
+  TempDir work;
+  const std::string file = work / "bad.toml";
+  write_file(file, "hostname = \"x\"\nmemroy = \"1G\"\npids = \"many\"\n");
+  RunResult r = run({"--profile", file, "--", "true"}, {.cwd = work.path()});
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_NE(r.err.find(file + ":2:1: unknown key 'memroy' (did you mean 'memory'?)"),
+            std::string::npos)
+      << describe(r);
+  EXPECT_NE(r.err.find(file + ":3:8: 'pids' must be a non-negative integer, not a string"),
+            std::string::npos)
+      << describe(r);
+
+  // A mount the profile asked for names the profile when it fails.
+  const std::string missing = work / "missing.toml";
+  write_file(missing, "ro-bind = [\"does-not-exist:/x\"]\n");
+  RunResult m = run({"--profile", missing, "--no-cwd", "--", "true"}, {.cwd = work.path()});
+  EXPECT_EQ(m.exit_code, 125) << describe(m);
+  EXPECT_NE(m.err.find("in profile " + missing + ":1:"), std::string::npos) << describe(m);
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(Profile);
+
+}  // namespace
+}  // namespace jail_test
