@@ -4,7 +4,7 @@
 # (for the policy parser also the shipped policies). A crash, leak, sanitizer report or
 # timeout fails the run; its reproducer is left in build-fuzz/artifacts/<name>/.
 #
-#   bash fuzz/run.sh SECONDS [HARNESS...]     harnesses: policy_parser oci_import run_options
+#   bash fuzz/run.sh SECONDS [HARNESS...]     harnesses: policy_parser oci_import run_options profile
 #
 # Exit 77 (ctest's skip) when clang is not installed. Longer runs: fuzz/run.sh 3600.
 set -euo pipefail
@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:?usage: fuzz/run.sh SECONDS [HARNESS...]}"
 shift
 harnesses=("$@")
-[[ ${#harnesses[@]} -eq 0 ]] && harnesses=(policy_parser oci_import run_options)
+[[ ${#harnesses[@]} -eq 0 ]] && harnesses=(policy_parser oci_import run_options profile)
 build="${FUZZ_BUILD_DIR:-${root}/build-fuzz}"
 
 if ! command -v clang++ >/dev/null || ! command -v clang >/dev/null; then
