@@ -25,6 +25,7 @@ std::string_view to_string(Limit limit) {
     case Limit::wall_time: return "wall_time";
     case Limit::cpu_time: return "cpu_time";
     case Limit::file_size: return "file_size";
+    case Limit::output: return "output";
   }
   return "unknown";
 }

@@ -62,6 +62,9 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits)
   }
   if (killed && result.signal == SIGXFSZ && limits.max_file_size) {
     result.limit_hit = Limit::file_size;
+  } else if (result.output_truncated) {
+    // The cut is what a tool that then dies of SIGPIPE or exits on EPIPE ran into.
+    result.limit_hit = Limit::output;
   } else if (usage.oom_killed) {
     result.limit_hit = Limit::memory;  // a process of the jail was killed, the tool went on
   } else if (usage.pids_limit_hit) {

@@ -135,6 +135,7 @@ TEST_P(IoOutput, MaxOutputCutsYesAtExactlyOneMebibyteInLittleMemory) {
   EXPECT_TRUE(r.only_yes) << "the output is not yes's\n" << describe(r);
   ASSERT_TRUE(r.status.is_object()) << describe(r);
   EXPECT_EQ(r.status.value("output_truncated", false), true) << describe(r);
+  EXPECT_EQ(r.status["limit_hit"], "output") << describe(r);  // the cut is what ended yes
   // yes is ended by SIGPIPE (or exits on EPIPE): either way the run says so.
   const std::string outcome = r.status.value("outcome", "");
   EXPECT_TRUE(outcome == "signaled" || outcome == "exited") << describe(r);
@@ -179,6 +180,7 @@ TEST_P(IoOutput, MaxOutputCountsStdoutAndStderrTogether) {
   EXPECT_EQ(r.err.find("after"), std::string::npos);
   const auto status = status_json(status_path);
   EXPECT_EQ(status.value("output_truncated", false), true) << status.dump();
+  EXPECT_EQ(status["limit_hit"], "output") << status.dump();
 }
 
 TEST_P(IoOutput, OutputOfExactlyTheCapIsNotCut) {
@@ -190,6 +192,7 @@ TEST_P(IoOutput, OutputOfExactlyTheCapIsNotCut) {
   const auto status = status_json(status_path);
   EXPECT_EQ(status.value("outcome", ""), "exited") << status.dump();
   EXPECT_EQ(status.value("output_truncated", true), false) << status.dump();
+  EXPECT_TRUE(status["limit_hit"].is_null()) << status.dump();
 }
 
 // user + system CPU time of `pid` so far, in seconds; -1 when it cannot be read.

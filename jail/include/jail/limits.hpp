@@ -41,7 +41,8 @@ struct Limits {
 };
 
 // Which limit ended (or shaped) the run.
-enum class Limit { memory, pids, wall_time, cpu_time, file_size };
+// `output`: --max-output cut the tool's stdout/stderr (the tool got EPIPE or SIGPIPE).
+enum class Limit { memory, pids, wall_time, cpu_time, file_size, output };
 
 [[nodiscard]] std::string_view to_string(Limit);
 
