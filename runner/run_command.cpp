@@ -35,6 +35,17 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+// --trace-timing: on stderr even with -q (it was asked for), after the tool's own output.
+void print_timings(const Result& result) {
+  double previous = 0;
+  std::string text = "jail: timing (ms since launch, +ms since the phase before):\n";
+  for (const auto& phase : result.timings) {
+    text += fmt::format("jail: {:10.3f} {:+9.3f}  {}\n", phase.ms, phase.ms - previous, phase.phase);
+    previous = phase.ms;
+  }
+  write_all(STDERR_FILENO, text);
+}
+
 }  // namespace
 
 void write_status(const RunOptions& run, const Result& result) {
@@ -122,6 +133,7 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
   block_forwarded_signals();
   const Result result = jail::run(run.spec);
   log_result(result);
+  if (run.spec.trace_timing) print_timings(result);
   write_status(run, result);
   if (run.audit_log) append_audit_record(*run.audit_log, run.spec, result);
   return exit_code_for(result);

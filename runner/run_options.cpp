@@ -29,7 +29,7 @@ struct RawFlags {
   std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
-  bool no_cwd = false, quiet = false;
+  bool no_cwd = false, quiet = false, trace_timing = false;
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default", tty = "auto";
   std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env;
@@ -85,6 +85,8 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--status-file", f.status_file, "write the result as JSON to this file");
   app.add_flag("-v,--verbose", f.verbosity, "more of jail's own messages (repeatable)");
   app.add_flag("-q,--quiet", f.quiet, "only errors from jail itself");
+  app.add_flag("--trace-timing", f.trace_timing,
+               "print where start-up and tear-down time went (ms per phase) on stderr at the end");
   app.add_option("--log-file", f.log_file, "jail's own messages go here instead of stderr");
   app.add_option("--log-format", f.log_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
@@ -364,6 +366,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   add_cwd(spec, f);
   spec.env = build_env(f);
   spec.forward_signals = true;
+  spec.trace_timing = f.trace_timing;
   return run;
 }
 

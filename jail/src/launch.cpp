@@ -160,6 +160,8 @@ cgroup::Group make_cgroup(const Spec& spec) {
 
 Process launch(const Spec& spec) {
   if (spec.runtime == Runtime::runsc) return launch_runsc(spec);
+  Timeline timeline(spec.trace_timing);
+  timeline.mark(child::Phase::launch);
   check_spec(spec);
   const Identity identity = choose_identity(spec, ::geteuid(), ::getegid());
 
@@ -181,6 +183,8 @@ Process launch(const Spec& spec) {
   plan.may_setgroups = !identity.deny_setgroups;
   plan.cap_last_cap = read_cap_last_cap();
   locate_caller_strings(plan);
+  plan.trace_timing = spec.trace_timing;
+  timeline.mark(child::Phase::spec_checked);
 
   // Loaded and compiled before clone; the child gets a copy of the program with its memory.
   const std::unique_ptr<PreparedPolicy> policy =
@@ -191,6 +195,7 @@ Process launch(const Spec& spec) {
     trace_lookups(*policy, reinterpret_cast<std::uint64_t>(plan.envp));
   }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
+  timeline.mark(child::Phase::policy_compiled);
   const PtyPlan pty = plan_pty(spec);
   plan.pty = pty.enabled;
   plan.pty_fds = pty.fds;
@@ -236,6 +241,7 @@ Process launch(const Spec& spec) {
   state->pty_output = pty.output;
   state->limits = spec.limits;
   state->cgroup = make_cgroup(spec);
+  timeline.mark(child::Phase::cgroup_created);
 
   clone_args args{};
   args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -256,6 +262,7 @@ Process launch(const Spec& spec) {
     const int err = errno;
     throw Error("clone", err, clone_failure_message(err));
   }
+  timeline.mark(child::Phase::cloned);
   state->pid = static_cast<pid_t>(pid);
   state->pidfd.reset(pidfd);
   go.read.reset();
@@ -266,6 +273,7 @@ Process launch(const Spec& spec) {
     // v1: placed while it still waits for the go byte, before it can run anything.
     state->cgroup.attach(state->pid);
     write_id_maps(state->pid, identity);
+    timeline.mark(child::Phase::id_maps_written);
   } catch (...) {
     kill_and_reap(state->pidfd.get(), state->pid);
     throw;
@@ -279,6 +287,7 @@ Process launch(const Spec& spec) {
   }
   jail::log().debug("jail init is host pid {}; tool runs as {}:{} inside ({}:{} on the host)",
                 state->pid, identity.uid, identity.gid, identity.host_uid, identity.host_gid);
+  state->timeline = std::move(timeline);
   state->go_write = std::move(go.write);
   state->reports = ReportChannel(std::move(report.read));
   return Process(std::move(state));

@@ -15,6 +15,7 @@
 #include "plan_builder.hpp"
 #include "policy/policy.hpp"
 #include "report_channel.hpp"
+#include "timeline.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -63,6 +64,7 @@ struct Process::State {
   bool waited = false;
   int signal_sent = 0;  // the last signal sent through kill()
   std::chrono::steady_clock::time_point started;
+  Timeline timeline;  // --trace-timing: the parent's and supervisor's marks
 
   State();
   ~State();

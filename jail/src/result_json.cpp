@@ -78,6 +78,12 @@ std::string to_json(const Result& result) {
   } else {
     json["error"] = nullptr;
   }
+  // Only with --trace-timing: [["cloned", 1.25], ...], milliseconds since launch.
+  if (!result.timings.empty()) {
+    nlohmann::ordered_json timings = nlohmann::ordered_json::array();
+    for (const auto& phase : result.timings) timings.push_back({phase.phase, phase.ms});
+    json["timings"] = timings;
+  }
   return json.dump();
 }
 

@@ -130,6 +130,7 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
 }
 
 Result Supervisor::finish() {
+  state_.timeline.mark(child::Phase::jail_exited);
   RunRecord record;
   // The init has exited, and with it every process of the jail; whatever it wrote is queued.
   state_.reports.drain();
@@ -158,7 +159,10 @@ Result Supervisor::finish() {
                     fmt::join(state_.cgroup.dirs(), " "));
     }
   }
-  return decide_result(record, state_);
+  state_.timeline.mark(child::Phase::cgroup_removed);
+  Result result = decide_result(record, state_);
+  result.timings = state_.timeline.phases(record.reports);
+  return result;
 }
 
 }  // namespace jail

@@ -63,6 +63,12 @@ struct SetupFailure {
   std::string message;
 };
 
+// One phase of a run's start and end (Spec::trace_timing): where the time goes.
+struct PhaseTime {
+  std::string phase;  // "cloned", "mounts done", "exec", ...
+  double ms = 0;      // since launch() was entered (CLOCK_MONOTONIC, parent and child alike)
+};
+
 struct Result {
   Outcome outcome = Outcome::internal_error;
   int exit_code = 0;  // the tool's own exit code when outcome == exited
@@ -79,6 +85,7 @@ struct Result {
   std::optional<Lookups> lookups;         // LookupTrace::record only
   Limits limits;                   // the limits the run had, echoed back
   std::optional<SetupFailure> error;
+  std::vector<PhaseTime> timings;  // Spec::trace_timing only: every phase reached, in order
 };
 
 // The CLI's exit code contract: the tool's own; 128+n for signal n; 124 timeout; 137 OOM;

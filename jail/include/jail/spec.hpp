@@ -100,6 +100,10 @@ struct Spec {
   // while waiting. The caller must have blocked them (the CLI does); a library host usually
   // leaves this off and calls Process::kill itself.
   bool forward_signals = false;
+
+  // Record when each phase of start-up and tear-down happened (Result::timings). Off by default:
+  // it costs one record on the report socket per phase. Native runtime only.
+  bool trace_timing = false;
 };
 
 // The environment a tool gets when the caller says nothing: enough for ordinary programs, nothing

@@ -17,6 +17,7 @@
 
 #include "child/fail.hpp"
 #include "child/syscalls.hpp"
+#include "child/timing.hpp"
 
 namespace jail::child {
 namespace {
@@ -285,6 +286,7 @@ void build_root(Plan& plan) {
   const int root = stage_root(plan);
   for (std::size_t i = 0; i < plan.op_count; ++i) apply_op(plan, root, i);
   seal_read_only(plan, root);
+  mark(plan, Phase::mounts_done);
 
   // pivot_root(".", ".") stacks the old root on top of the new one; detaching it leaves the new
   // root alone, with no path back to the host's tree.
@@ -293,6 +295,7 @@ void build_root(Plan& plan) {
   if (::umount2(".", MNT_DETACH) != 0) fail(plan, Step::detach_old_root, errno);
   if (::chdir("/") != 0) fail(plan, Step::pivot_root, errno);
   ::close(root);
+  mark(plan, Phase::pivot_root_done);
 }
 
 }  // namespace jail::child

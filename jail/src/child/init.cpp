@@ -27,6 +27,7 @@
 #include "child/plan.hpp"
 #include "child/syscalls.hpp"
 #include "child/terminal.hpp"
+#include "child/timing.hpp"
 #include "child/tool.hpp"
 #include "jail/signals.hpp"
 
@@ -113,6 +114,7 @@ int exit_code_of(int status) {
       pid_t done;
       while ((done = ::waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
         if (done == tool) {
+          mark(plan, Phase::tool_exited);
           send_report(plan.report_fd, ReportKind::tool_exited, Step::exec, 0, status);
           ::_exit(exit_code_of(status));
         }
@@ -138,6 +140,7 @@ void run(Plan& plan) {
   if (plan.caller_env != nullptr) std::memset(plan.caller_env, 0, plan.caller_env_len);
   close_inherited_fds(plan);
   wait_for_parent(plan);
+  mark(plan, Phase::released);
   build_root(plan);
   if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);
   if (plan.new_net) bring_loopback_up(plan);
@@ -146,6 +149,7 @@ void run(Plan& plan) {
   if (::sigprocmask(SIG_BLOCK, &signals, nullptr) != 0) fail(plan, Step::signal_setup, errno);
   const int signal_fd = ::signalfd(-1, &signals, SFD_CLOEXEC);
   if (signal_fd < 0) fail(plan, Step::signal_setup, errno);
+  mark(plan, Phase::namespaces_set);
 
   // The reaper gives up its privileges before the tool exists, so the tool never shares the
   // namespace with a privileged process it could reach.
@@ -155,6 +159,7 @@ void run(Plan& plan) {
   // Not dumpable (set after the uid change, which resets it): the tool, same uid, cannot ptrace
   // its init or read /proc/1/mem.
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail(plan, Step::not_dumpable, errno);
+  mark(plan, Phase::identity_dropped);
 
   const int pty_slave = plan.pty ? open_pty(plan) : -1;
   reap(plan, signal_fd, start_tool(plan, pty_slave));

@@ -85,6 +85,8 @@ struct Plan {
   char* caller_env = nullptr;
   std::size_t caller_env_len = 0;
 
+  bool trace_timing = false;  // send a timing record at each Phase (child/timing.hpp)
+
   int go_fd = -1;      // parent -> child: one byte when uid/gid maps are written; EOF = parent gone
   int report_fd = -1;  // child -> parent: Report records
 };

@@ -13,6 +13,7 @@ enum class ReportKind : std::int32_t {
   tool_exited = 3,   // detail = wait status of the tool
   terminal = 4,      // carries the pty master the tool's terminal is relayed through
   seccomp_listener = 5,  // carries the tool's seccomp user-notification fd
+  timing = 6,            // --trace-timing: step = the Phase, time_ns = when (CLOCK_MONOTONIC)
 };
 
 struct Report {
@@ -20,6 +21,7 @@ struct Report {
   std::int32_t step;
   std::int32_t err;
   std::int32_t detail;
+  std::int64_t time_ns = 0;
 };
 
 }  // namespace jail::child

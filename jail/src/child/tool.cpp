@@ -24,6 +24,7 @@
 #include "child/exec.hpp"
 #include "child/fail.hpp"
 #include "child/terminal.hpp"
+#include "child/timing.hpp"
 
 namespace jail::child {
 namespace {
@@ -64,6 +65,9 @@ void reset_signals() {
                 plan.seccomp_program) < 0) {
     fail(plan, Step::seccomp, errno);
   }
+  // Only write (which launch() checks the policy allows) and the vDSO's clock from here on.
+  mark(plan, Phase::seccomp_loaded);
+  mark(plan, Phase::exec);
   exec_tool(plan);
 }
 

@@ -1,0 +1,63 @@
+// --trace-timing: the phases of a run, in the order they happen, and how the child side marks
+// them. A mark is a CLOCK_MONOTONIC timestamp sent as one fixed-size Report record: no
+// allocation, and nothing at all when the flag was not given.
+#pragma once
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <ctime>
+
+#include "child/plan.hpp"
+#include "child/report.hpp"
+
+namespace jail::child {
+
+// In causal order: each phase happens after the one before it (the child's phases follow the
+// parent's go byte; the supervisor's follow the tool's exit), so times never decrease.
+enum class Phase : std::int32_t {
+  launch,            // parent: launch() entered
+  spec_checked,      // parent: the Spec validated, the plan (mounts, argv, env) built
+  policy_compiled,   // parent: the seccomp policy parsed and compiled to BPF
+  cgroup_created,    // parent: the jail's cgroup made and its limits written
+  cloned,            // parent: clone3 into every namespace returned
+  id_maps_written,   // parent: uid/gid maps written (v1: cgroup attached); go byte sent
+  released,          // init: the go byte read
+  mounts_done,       // init: every mount of the new root made, sealed read-only
+  pivot_root_done,   // init: pivot_root done, the old root detached
+  namespaces_set,    // init: hostname set, lo up, signals set up
+  identity_dropped,  // init: uid/gid changed, capabilities dropped, cwd entered
+  seccomp_loaded,    // tool: the filter installed
+  exec,              // tool: execve called
+  tool_exited,       // init: the tool reaped
+  jail_exited,       // supervisor: the init's exit seen
+  cgroup_removed,    // supervisor: usage read, the cgroup removed
+  count,
+};
+
+inline constexpr const char* kPhaseNames[] = {
+    "launch",         "spec checked",     "policy compiled",
+    "cgroup created", "cloned",           "id maps written",
+    "released",       "mounts done",      "pivot_root done",
+    "namespaces set", "identity dropped", "seccomp loaded",
+    "exec",           "tool exited",      "jail exited",
+    "cgroup removed",
+};
+static_assert(sizeof kPhaseNames / sizeof kPhaseNames[0] == static_cast<int>(Phase::count));
+
+inline std::int64_t monotonic_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+inline void mark(const Plan& plan, Phase phase) {
+  if (!plan.trace_timing) return;
+  Report report{ReportKind::timing, static_cast<std::int32_t>(phase), 0, 0};
+  report.time_ns = monotonic_ns();
+  while (::write(plan.report_fd, &report, sizeof report) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace jail::child
