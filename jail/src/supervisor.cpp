@@ -117,7 +117,13 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     }
     on_deadline();
     if (fds[1].revents != 0) on_reports();
-    if ((fds[3].revents & POLLIN) != 0) (void)denials_->handle_one(state_.pidfd.get());
+    if ((fds[3].revents & POLLIN) != 0) {
+      (void)denials_->handle_one(state_.pidfd.get());
+    } else if (fds[3].revents != 0) {
+      // POLLHUP once the tool and all its children have exited: without this the loop would
+      // spin until the init's exit, taking a CPU from the jail's own teardown.
+      denials_->close_listener();
+    }
     if (fds[4].revents != 0) terminal_->on_master_readable();
     if (fds[5].revents != 0) terminal_->on_input_readable();
     if (fds[6].revents != 0) output_->on_readable(0);

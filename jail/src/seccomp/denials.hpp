@@ -30,6 +30,9 @@ class DenialHandler {
                 LookupTrace lookups = LookupTrace::off);
 
   [[nodiscard]] int fd() const { return listener_.get(); }
+  // Every process under the filter is gone (the listener hung up): nothing more can come, and
+  // polling it further would return at once, forever. What was recorded stays.
+  void close_listener() { listener_.reset(); }
 
   // Handles one notification. Returns true when the policy said kill: the caller must end the
   // jail before anything else (the denied call stays blocked until it is answered).
