@@ -37,8 +37,8 @@ fi
 echo "start-up of /bin/true, $runs interleaved rounds, $(load_line)"
 out=$("$driver" rounds "$runs" "${variants[@]}")
 echo "$out"
-jail_ms=$(awk '/^jail/ {print $(NF-6)}' <<<"$out")
-bwrap_ms=$(awk '/^bwrap/ {print $(NF-6)}' <<<"$out")
+jail_ms=$(awk '/^jail/ {print $(NF-5)}' <<<"$out")
+bwrap_ms=$(awk '/^bwrap/ {print $(NF-5)}' <<<"$out")
 jail_cpu=$(awk '/^jail/ {print $(NF-2)}' <<<"$out")
 bwrap_cpu=$(awk '/^bwrap/ {print $(NF-2)}' <<<"$out")
 if [[ -n $bwrap_ms && -n $jail_ms ]]; then
