@@ -108,10 +108,10 @@ void print_report(const rootfs::CheckReport& report, const Lookups& lookups, std
                   const std::string& out, bool all) {
   const std::size_t on_host = lookups_in(report.missing) + lookups_in(report.optional);
   std::printf(
-      "it looked up %zu paths: %zu in the root, %zu under the jail's own mounts, %zu not in the "
-      "root "
-      "(%zu of them on the host)\n",
-      looked_up, report.present, report.provided, on_host + report.probing.size(), on_host);
+      "it looked up %zu paths in the root: %zu there, %zu not (%zu of them on the host); and %llu "
+      "times under the jail's own mounts (/proc, /dev, /tmp, binds)\n",
+      looked_up - report.provided, report.present, on_host + report.probing.size(), on_host,
+      static_cast<unsigned long long>(lookups.under_jail_mounts + report.provided));
   if (report.missing.empty()) {
     std::printf("nothing it needs is missing from %s (nothing the host has)\n", out.c_str());
   } else {

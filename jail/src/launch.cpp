@@ -236,6 +236,10 @@ Process launch(const Spec& spec) {
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;
   state->lookups = spec.lookups;
+  state->jail_mounts = {"/proc", "/dev", "/tmp"};
+  for (const Mount& mount : spec.mounts) {
+    state->jail_mounts.push_back(normalize_jail_path(mount.target));
+  }
   state->pty = pty.enabled;
   state->pty_input = pty.input;
   state->pty_output = pty.output;

@@ -43,6 +43,7 @@ struct Process::State {
   std::shared_ptr<const policy::Policy> policy;
   bool learn = false;  // SeccompMode::learn: record every syscall
   LookupTrace lookups = LookupTrace::off;
+  std::vector<std::string> jail_mounts;  // with lookups: /proc, /dev, /tmp and Spec::mounts
   // With a pty: the caller's fds the relay reads from (-1: none) and writes to.
   bool pty = false;
   int pty_input = -1;

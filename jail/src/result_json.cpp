@@ -45,7 +45,8 @@ nlohmann::ordered_json lookups_json(const std::optional<Lookups>& lookups) {
   }
   return {{"paths", paths},
           {"beyond_limit", lookups->beyond_limit},
-          {"unreadable", lookups->unreadable}};
+          {"unreadable", lookups->unreadable},
+          {"under_jail_mounts", lookups->under_jail_mounts}};
 }
 
 }  // namespace

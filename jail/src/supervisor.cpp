@@ -80,8 +80,10 @@ void Supervisor::on_deadline() {
 void Supervisor::on_reports() {
   state_.reports.drain();
   if (UniqueFd listener = state_.reports.take(child::ReportKind::seccomp_listener); listener.valid()) {
-    denials_ = std::make_unique<DenialHandler>(std::move(listener), state_.policy, state_.learn,
-                                               state_.lookups);
+    denials_ = std::make_unique<DenialHandler>(
+        std::move(listener), state_.policy, state_.learn,
+        state_.lookups == LookupTrace::record ? std::make_unique<LookupRecorder>(state_.jail_mounts)
+                                              : nullptr);
   }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ = std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output);

@@ -82,7 +82,7 @@ TEST_P(RootfsCheck, ACompleteRootReportsNothingMissingAndExitsZero) {
   // Not vacuous: the shell's lookup of wc was seen and found in the root.
   std::smatch counts;
   ASSERT_TRUE(std::regex_search(r.out, counts,
-                                std::regex(R"(it looked up (\d+) paths: (\d+) in the root)")))
+                                std::regex(R"(it looked up (\d+) paths in the root: (\d+) there)")))
       << describe(r);
   EXPECT_GE(std::stoi(counts[2]), 1) << describe(r);
 }

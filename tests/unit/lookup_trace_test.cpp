@@ -46,7 +46,8 @@ TEST(LookupTrace, AbsoluteRelativeAndDirfdPathsAreRecordedAndStillRun) {
   // fts, which looks entries up relative to a directory fd.
   const jail::Result result = jail::run(traced_shell(
       "cat /etc/hostname >/dev/null && cd /usr && ls share/jail-no-such-file 2>/dev/null; "
-      "find /etc/ssl -maxdepth 1 -name certs >/dev/null; exit 7"));
+      "find /etc/ssl -maxdepth 1 -name certs >/dev/null; cat /tmp/jail-absent /proc/self/stat "
+      ">/dev/null 2>&1; exit 7"));
   ASSERT_EQ(result.outcome, jail::Outcome::exited) << (result.error ? result.error->message : "");
   EXPECT_EQ(result.exit_code, 7);
   ASSERT_TRUE(result.lookups.has_value());
@@ -60,6 +61,10 @@ TEST(LookupTrace, AbsoluteRelativeAndDirfdPathsAreRecordedAndStillRun) {
     EXPECT_EQ(lookup.path.find("/./"), std::string::npos) << lookup.path;
   }
   EXPECT_EQ(result.lookups->unreadable, 0u) << listing(result);
+  // What the jail mounts itself is counted, not listed.
+  EXPECT_EQ(find(result, "/tmp/jail-absent"), nullptr) << listing(result);
+  EXPECT_EQ(find(result, "/proc/self/stat"), nullptr) << listing(result);
+  EXPECT_GE(result.lookups->under_jail_mounts, 2u);
 }
 
 TEST(LookupTrace, ARefusedLookupIsRecordedAndStillRefused) {

@@ -35,8 +35,9 @@ struct SyscallUse {
   std::vector<std::array<std::uint64_t, 6>> distinct_args;  // the first few distinct argument sets
 };
 
-// A path the tool looked up, as seen with LookupTrace::record: absolute, as the jail sees it
-// (a relative path is joined to the tool's working directory or the directory fd it named).
+// A path the tool looked up in its root, as seen with LookupTrace::record: absolute, as the jail
+// sees it (a relative path is joined to the tool's working directory or the directory fd it
+// named).
 struct FileLookup {
   std::string path;
   std::string syscall;  // the first call that looked it up: "openat", "execve", "newfstatat", …
@@ -48,6 +49,9 @@ struct Lookups {
   // from the tool's memory (the tool had already moved on or was gone).
   std::uint64_t beyond_limit = 0;
   std::uint64_t unreadable = 0;
+  // Lookups below what the jail mounts over the root (/proc, /dev, /tmp, Spec::mounts): counted,
+  // not listed, so that a tool walking a bound tree does not use up the limit.
+  std::uint64_t under_jail_mounts = 0;
 };
 
 struct Denials {

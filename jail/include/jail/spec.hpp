@@ -36,7 +36,8 @@ enum class Runtime { native, runsc };
 enum class SeccompMode { enforce, learn };
 
 // record: every path the tool looks up (open, stat, access, readlink, exec, …) passes the
-// supervisor, which notes it and lets the call run unchanged; the Result lists the paths
+// supervisor, which notes it and lets the call run unchanged; the Result lists the paths in the
+// root (those below /proc, /dev, /tmp and `mounts` are only counted)
 // (`jail rootfs check` reports those a prepared root lacks). Each lookup then costs a round trip
 // to the supervisor, so leave it off for ordinary runs. Native runtime with a seccomp policy only.
 enum class LookupTrace { off, record };

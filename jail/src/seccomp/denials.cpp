@@ -62,10 +62,11 @@ void send_sigsys(const seccomp_notif& request) {
 }  // namespace
 
 DenialHandler::DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy,
-                             bool learn, LookupTrace lookups)
-    : listener_(std::move(listener)), policy_(std::move(policy)), learn_(learn) {
-  if (lookups == LookupTrace::record) lookups_ = std::make_unique<LookupRecorder>();
-}
+                             bool learn, std::unique_ptr<LookupRecorder> lookups)
+    : listener_(std::move(listener)),
+      policy_(std::move(policy)),
+      learn_(learn),
+      lookups_(std::move(lookups)) {}
 
 std::optional<Lookups> DenialHandler::lookups() const {
   if (!lookups_) return std::nullopt;

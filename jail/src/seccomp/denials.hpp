@@ -12,7 +12,6 @@
 #include <string>
 
 #include "jail/result.hpp"
-#include "jail/spec.hpp"
 #include "policy/policy.hpp"
 #include "seccomp/lookup_recorder.hpp"
 #include "unique_fd.hpp"
@@ -23,11 +22,11 @@ class DenialHandler {
  public:
   static constexpr std::size_t kKeptDenials = 16;
 
-  // With `learn`, every call that reaches the supervisor is recorded in seen(). With
-  // `lookups`, the filter also routes the path lookups `policy` allows here (see
+  // With `learn`, every call that reaches the supervisor is recorded in seen(). With a
+  // `lookups` recorder, the filter also routes the path lookups `policy` allows here (see
   // lookup_policy.hpp): their paths are recorded in lookups() and they run unchanged.
   DenialHandler(UniqueFd listener, std::shared_ptr<const policy::Policy> policy, bool learn = false,
-                LookupTrace lookups = LookupTrace::off);
+                std::unique_ptr<LookupRecorder> lookups = nullptr);
 
   [[nodiscard]] int fd() const { return listener_.get(); }
   // Every process under the filter is gone (the listener hung up): nothing more can come, and

@@ -53,7 +53,14 @@ std::optional<std::string> read_proc_link(pid_t pid, const std::string& name) {
   return std::string(buffer.data(), static_cast<std::size_t>(length));
 }
 
+bool below(const std::string& path, const std::string& dir) {
+  return path == dir || (path.starts_with(dir) && (dir == "/" || path[dir.size()] == '/'));
+}
+
 }  // namespace
+
+LookupRecorder::LookupRecorder(std::vector<std::string> jail_mounts)
+    : jail_mounts_(std::move(jail_mounts)) {}
 
 bool LookupRecorder::traces(int syscall) {
   return find_lookup_call(syscall) != nullptr;
@@ -82,6 +89,12 @@ void LookupRecorder::record(const seccomp_notif& request, int listener) {
   }
   std::string normal = std::filesystem::path(*path).lexically_normal().string();
   if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  for (const auto& mount : jail_mounts_) {
+    if (below(normal, mount)) {
+      ++lookups_.under_jail_mounts;
+      return;
+    }
+  }
   if (seen_.contains(normal)) return;
   if (lookups_.paths.size() >= kMaxPaths || bytes_ + normal.size() > kMaxPathBytes) {
     ++lookups_.beyond_limit;

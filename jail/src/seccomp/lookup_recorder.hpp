@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "jail/result.hpp"
 
@@ -20,6 +21,10 @@ class LookupRecorder {
   static constexpr std::size_t kMaxPaths = 4096;
   static constexpr std::size_t kMaxPathBytes = 1 << 20;
 
+  // `jail_mounts`: the absolute, normalised mount points the jail puts over the root; lookups
+  // below them are counted, not kept.
+  explicit LookupRecorder(std::vector<std::string> jail_mounts);
+
   [[nodiscard]] static bool traces(int syscall);
 
   // `request` must still be pending on `listener`: what was read is trusted only if the
@@ -29,6 +34,7 @@ class LookupRecorder {
   [[nodiscard]] const Lookups& lookups() const { return lookups_; }
 
  private:
+  std::vector<std::string> jail_mounts_;
   Lookups lookups_;
   std::unordered_set<std::string> seen_;
   std::size_t bytes_ = 0;
