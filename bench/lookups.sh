@@ -4,17 +4,13 @@
 # `jail rootfs check` (each lookup a round trip to the supervisor), interleaved; medians, the
 # ratio check/plain, and the extra time per lookup.
 #
-#   bash bench/lookups.sh                # from bench/run.sh, or alone with JAIL_BIN set
+#   bench/run lookups                    # or alone: bash bench/lookups.sh
 #   LOOKUPS_TREE=/usr/share LOOKUPS_REPS=9 bash bench/lookups.sh
 set -euo pipefail
 
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$bench_dir")
-jail=${JAIL_BIN:-${JAIL_BUILD_DIR:-$repo/build}/jail}
-if [[ ! -x $jail ]]; then
-  echo "lookups: no jail binary at $jail (run bench/run.sh, which builds it)" >&2
-  exit 2
-fi
+source "$bench_dir/lib.sh"
+jail=$JAIL_BIN
 tree=${LOOKUPS_TREE:-/usr/share/doc}
 reps=${LOOKUPS_REPS:-7}
 
@@ -46,7 +42,7 @@ p=$(tr ' ' '\n' <<<"$plain" | grep . | median)
 c=$(tr ' ' '\n' <<<"$check" | grep . | median)
 # Every lookup the supervisor saw: listed, past the limit, unreadable or under the jail's mounts.
 lookups=$(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["lookups"]; print(len(l["paths"])+l["beyond_limit"]+l["unreadable"]+l["under_jail_mounts"])' "$work/status.json")
-printf 'lookups: ls -lR %s, %d repetitions, interleaved; median wall time\n' "$tree" "$reps"
+printf 'lookups: ls -lR %s, %d repetitions, interleaved; median wall time; %s\n' "$tree" "$reps" "$(load_line)"
 printf '%-10s %12s %12s %12s %22s\n' "lookups" "plain ms" "check ms" "check/plain" "extra per lookup µs"
 awk -v n="$lookups" -v p="$p" -v c="$c" \
   'BEGIN { printf "%-10d %12.1f %12.1f %12.2f %22.2f\n", n, p / 1000, c / 1000, c / p, (c - p) / n }'
