@@ -85,8 +85,10 @@ std::string recipe_line(const fs::path& host, const std::vector<LookedUp>& names
   std::error_code error;
   if (fs::is_directory(host, error)) return fmt::format("trees = [\"{}\"]", host.string());
   std::optional<ElfInfo> elf;
+  // Only a regular file is opened: the path came from the tool, and a FIFO or device it named
+  // must not block or disturb the check.
   try {
-    elf = read_elf(host);
+    if (fs::is_regular_file(host, error)) elf = read_elf(host);
   } catch (const std::exception&) {
     // an ELF file of another kind: copied as a plain file
   }
