@@ -16,6 +16,7 @@
 #include "jail/signals.hpp"
 #include "audit_log.hpp"
 #include "run_options.hpp"
+#include "session_commands.hpp"
 
 namespace jail::runner {
 namespace {
@@ -134,6 +135,7 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
   const Result result = jail::run(run.spec);
   log_result(result);
   if (run.spec.trace_timing) print_timings(result);
+  if (result.dry_run && !run.log.quiet) print_dry_run_summary(*result.dry_run);
   write_status(run, result);
   if (run.audit_log) append_audit_record(*run.audit_log, run.spec, result);
   return exit_code_for(result);

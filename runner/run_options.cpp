@@ -29,7 +29,8 @@ struct RawFlags {
   std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
-  bool no_cwd = false, quiet = false, trace_timing = false;
+  bool no_cwd = false, quiet = false, trace_timing = false, dry_run = false;
+  std::optional<std::string> session_dir;
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default", tty = "auto";
   std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env;
@@ -46,6 +47,10 @@ void define_flags(CLI::App& app, RawFlags& f) {
   one_each(app.add_option("--bind", f.binds, "bind SRC[:DST] read-write"));
   one_each(app.add_option("--ro-bind", f.ro_binds, "bind SRC[:DST] read-only"));
   one_each(app.add_option("--tmpfs", f.tmpfs, "a fresh tmpfs at DST[:SIZE]"));
+  app.add_flag("--dry-run", f.dry_run,
+               "writable binds and the current directory become copy-on-write layers: review with "
+               "`jail changes ID`, apply with `jail commit ID`");
+  app.add_option("--session-dir", f.session_dir, "where --dry-run keeps its sessions");
   app.add_option("--rootfs", f.rootfs, "use the prepared root DIR (read-only) instead of the host's");
   one_each(app.add_option("--env", f.env, "set K=V in the tool's environment"));
   one_each(app.add_option("--pass-env", f.pass_env, "pass the caller's variable K through"));
@@ -165,8 +170,9 @@ void add_cwd(Spec& spec, const RawFlags& f) {
   const std::string here = std::filesystem::current_path(error).string();
   const bool bind_here = !f.no_cwd && !f.rootfs && !error && here != "/";
   if (bind_here) {
+    // A dry run makes it writable: the tool's writes land in the session, not here.
     spec.mounts.insert(spec.mounts.begin(),
-                       Mount{MountKind::ro_bind, here, here, std::nullopt,
+                       Mount{f.dry_run ? MountKind::bind : MountKind::ro_bind, here, here, std::nullopt,
                              "the current directory (use --no-cwd to leave it out)"});
   }
   spec.cwd = f.cwd ? *f.cwd : (bind_here ? here : "/");
@@ -364,6 +370,11 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   }
   spec.cgroup_parent = f.cgroup_parent;
   add_cwd(spec, f);
+  if (f.dry_run) {
+    spec.dry_run = DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};
+  } else if (f.session_dir) {
+    throw UsageError("--session-dir is for --dry-run; add --dry-run or leave it out");
+  }
   spec.env = build_env(f);
   spec.forward_signals = true;
   spec.trace_timing = f.trace_timing;

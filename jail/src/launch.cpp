@@ -165,8 +165,9 @@ Process launch(const Spec& spec) {
   check_spec(spec);
   const Identity identity = choose_identity(spec, ::geteuid(), ::getegid());
 
+  std::unique_ptr<dry_run::Recorder> recorder = spec.dry_run ? dry_run::Recorder::begin(spec) : nullptr;
   PlanBuilder builder;
-  add_root_layout(builder, spec, identity);
+  add_root_layout(builder, spec, identity, recorder.get());
   builder.set_argv(spec.argv);
   builder.set_envp(spec.env);
   builder.set_rlimits(rlimits_for(spec.limits));
@@ -244,6 +245,7 @@ Process launch(const Spec& spec) {
   state->pty_input = pty.input;
   state->pty_output = pty.output;
   state->limits = spec.limits;
+  state->dry_run = std::move(recorder);
   state->cgroup = make_cgroup(spec);
   timeline.mark(child::Phase::cgroup_created);
 

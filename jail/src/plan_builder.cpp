@@ -37,6 +37,16 @@ void PlanBuilder::bind(const std::string& source, const std::string& target, boo
   op.target_is_dir = ::stat(source.c_str(), &info) != 0 || S_ISDIR(info.st_mode);
 }
 
+void PlanBuilder::overlay(const std::string& lower, const std::string& upper,
+                          const std::string& work, const std::string& target,
+                          const std::string& origin) {
+  child::MountOp& op = add(child::OpKind::overlay, target, lower, origin);
+  op.source = keep(lower);
+  op.overlay_upper = keep(upper);
+  op.overlay_work = keep(work);
+  op.read_only = false;
+}
+
 void PlanBuilder::optional_bind(const std::string& source, const std::string& target) {
   bind(source, target, true, "the host-minimal root");
   ops_.back().optional = true;

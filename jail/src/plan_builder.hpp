@@ -28,6 +28,9 @@ class PlanBuilder {
   // Targets are absolute paths inside the jail.
   void bind(const std::string& source, const std::string& target, bool read_only,
             const std::string& origin);
+  // A dry run's writable view of the host directory `lower`; writes land in `upper`.
+  void overlay(const std::string& lower, const std::string& upper, const std::string& work,
+               const std::string& target, const std::string& origin);
   void optional_bind(const std::string& source, const std::string& target);
   void device(const std::string& name);  // /dev/NAME bound from the host
   void tmpfs(const std::string& target, std::uint64_t size_bytes, unsigned mode, bool read_only,

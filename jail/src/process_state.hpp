@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cgroup/cgroup.hpp"
+#include "dry_run/recorder.hpp"
 #include "identity.hpp"
 #include "jail/launch.hpp"
 #include "plan_builder.hpp"
@@ -59,6 +60,8 @@ struct Process::State {
   // With max_output_bytes: the supervisor's ends of the tool's stdout and stderr.
   std::array<UniqueFd, 2> output_sources;
   std::optional<std::uint64_t> max_output_bytes;
+  // A dry run's session: its changes are recorded when the run ends.
+  std::unique_ptr<dry_run::Recorder> dry_run;
   std::unique_ptr<Supervisor> supervisor;  // made by the first wait/wait_for
   // With Runtime::runsc: the sandbox's bundle, state and id; the pidfd is `runsc run`'s.
   std::unique_ptr<RunscSandbox> runsc;

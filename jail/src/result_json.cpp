@@ -70,6 +70,10 @@ std::string to_json(const Result& result) {
   json["limits"] = limits_json(result.limits);
   json["output_truncated"] = result.output_truncated;
   json["lookups"] = lookups_json(result.lookups);
+  json["dry_run"] = result.dry_run ? nlohmann::ordered_json{{"session", result.dry_run->id},
+                                                            {"dir", result.dry_run->dir},
+                                                            {"changes", result.dry_run->changes}}
+                                   : nlohmann::ordered_json();
   if (result.error) {
     const char* name = strerrorname_np(result.error->errno_value);
     json["error"] = {{"step", result.error->step},

@@ -89,12 +89,19 @@ void add_dev(PlanBuilder& builder, const Spec& spec) {
 
 }  // namespace
 
-void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& identity) {
+void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& identity,
+                     const dry_run::Recorder* dry_run) {
   if (!spec.rootfs) add_host_minimal(builder, spec, identity);
   builder.proc("/proc");
   add_dev(builder, spec);
   builder.tmpfs("/tmp", spec.tmp_size_bytes, 01777, false, true, "the jail's /tmp");
-  for (const Mount& mount : spec.mounts) {
+  for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
+    const Mount& mount = spec.mounts[i];
+    const dry_run::Layer* layer = dry_run != nullptr ? dry_run->layer_for_mount(i) : nullptr;
+    if (layer != nullptr) {
+      builder.overlay(layer->lower, layer->upper, layer->work, mount.target, mount.origin + ", dry run");
+      continue;
+    }
     switch (mount.kind) {
       case MountKind::bind:
       case MountKind::ro_bind:

@@ -41,6 +41,15 @@ std::string mount_hint(Step step, int err) {
   if (step == Step::create_mount_target && err == ENOTDIR) {
     return ": a component of the target path is not a directory";
   }
+  if (step == Step::mount_overlay && err == ELOOP) {
+    return ": the session directory overlaps the bound directory; keep sessions elsewhere with "
+           "--session-dir";
+  }
+  if (step == Step::mount_overlay) {
+    return ": the dry run's copy-on-write layer could not be made; the session directory must be "
+           "on a filesystem with user xattrs (ext4, xfs, btrfs, tmpfs), and the bound directory "
+           "readable by the caller";
+  }
   return "";
 }
 
@@ -55,13 +64,15 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
   switch (step) {
     case Step::open_bind_source:
     case Step::restrict_bind_source:
+    case Step::mount_overlay:
     case Step::create_mount_target:
     case Step::mount:
     case Step::write_file:
     case Step::make_read_only:
       if (has_op) {
         const OpDescription& op = context.ops[static_cast<std::size_t>(report.detail)];
-        const bool is_bind = step == Step::open_bind_source || step == Step::restrict_bind_source;
+        const bool is_bind = step == Step::open_bind_source || step == Step::restrict_bind_source ||
+                             step == Step::mount_overlay;
         failure.message = is_bind || (!op.source.empty() && op.source.front() == '/')
                               ? fmt::format("cannot mount {} at {}: {}{}{}", op.source, op.target,
                                             errno_text(err), mount_hint(step, err), origin_of(op))

@@ -93,6 +93,26 @@ std::string normalize_jail_path(const std::string& path) {
   return result.empty() ? "/" : result;
 }
 
+namespace {
+
+// overlayfs takes its lower layer as a ':'-separated list with '\\' escapes; such paths would
+// name other layers, so they are refused rather than escaped.
+void check_dry_run(const Spec& spec, Problems& problems) {
+  if (spec.runtime == Runtime::runsc) {
+    problems.emplace_back("--dry-run works with the native runtime only: gVisor's overlay does not "
+                          "keep the changes for review; leave out --runtime runsc");
+  }
+  for (const Mount& mount : spec.mounts) {
+    if (mount.kind == MountKind::bind && mount.source.find_first_of(":\\,") != std::string::npos) {
+      problems.push_back(fmt::format("cannot dry-run --bind {}: a path with ':', ',' or '\\' cannot "
+                                     "be an overlay layer; bind a directory whose path has none ({})",
+                                     mount.source, mount.origin));
+    }
+  }
+}
+
+}  // namespace
+
 void check_spec(const Spec& spec) {
   Problems problems;
   if (spec.argv.empty() || spec.argv.front().empty()) {
@@ -138,6 +158,7 @@ void check_spec(const Spec& spec) {
         "supervisor "
         "through it); --policy none has none");
   }
+  if (spec.dry_run) check_dry_run(spec, problems);
   if (!problems.empty()) problems.raise();
 }
 

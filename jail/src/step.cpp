@@ -9,6 +9,7 @@ std::string_view step_name(Step step) {
     case Step::mount_private: return "mount_private";
     case Step::open_bind_source: return "open_bind_source";
     case Step::restrict_bind_source: return "restrict_bind_source";
+    case Step::mount_overlay: return "mount_overlay";
     case Step::stage_root: return "stage_root";
     case Step::create_mount_target: return "create_mount_target";
     case Step::mount: return "mount";

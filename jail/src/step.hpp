@@ -13,6 +13,7 @@ enum class Step : std::int32_t {
   mount_private,
   open_bind_source,
   restrict_bind_source,
+  mount_overlay,
   stage_root,
   create_mount_target,
   mount,

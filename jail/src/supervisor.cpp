@@ -170,6 +170,7 @@ Result Supervisor::finish() {
   state_.timeline.mark(child::Phase::cgroup_removed);
   Result result = decide_result(record, state_);
   result.timings = state_.timeline.phases(record.reports);
+  if (state_.dry_run) result.dry_run = state_.dry_run->finish();
   return result;
 }
 

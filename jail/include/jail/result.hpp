@@ -73,6 +73,13 @@ struct PhaseTime {
   double ms = 0;      // since launch() was entered (CLOCK_MONOTONIC, parent and child alike)
 };
 
+// The session a dry run left behind: its changes are applied only by dry_run::commit.
+struct DryRunSession {
+  std::string id;
+  std::string dir;
+  std::size_t changes = 0;
+};
+
 struct Result {
   Outcome outcome = Outcome::internal_error;
   int exit_code = 0;  // the tool's own exit code when outcome == exited
@@ -88,6 +95,7 @@ struct Result {
   std::vector<SyscallUse> syscalls_seen;  // SeccompMode::learn only, by syscall number
   std::optional<Lookups> lookups;         // LookupTrace::record only
   Limits limits;                   // the limits the run had, echoed back
+  std::optional<DryRunSession> dry_run;
   std::optional<SetupFailure> error;
   std::vector<PhaseTime> timings;  // Spec::trace_timing only: every phase reached, in order
 };

@@ -55,6 +55,13 @@ struct Mount {
   std::string origin;
 };
 
+// A dry run: every writable bind is an overlay whose upper layer is a session directory, so the
+// tool sees its own writes and the host sees none until `jail commit` (see jail/dry_run.hpp).
+struct DryRun {
+  std::string sessions_dir;  // empty: dry_run::default_sessions_dir()
+  std::vector<std::string> command;  // recorded in the manifest; empty: Spec::argv
+};
+
 inline constexpr std::uint64_t kDefaultTmpSizeBytes = 256ull << 20;
 
 struct Spec {
@@ -77,6 +84,7 @@ struct Spec {
   std::string cwd = "/";
   std::vector<Mount> mounts;
   std::uint64_t tmp_size_bytes = kDefaultTmpSizeBytes;
+  std::optional<DryRun> dry_run;
 
   Runtime runtime = Runtime::native;
   std::string runsc_platform;  // runsc --platform; empty: ptrace

@@ -165,11 +165,37 @@ int write_file(int parent, const char* leaf, const char* data, std::size_t lengt
   return ::close(fd);
 }
 
+// A dry run's layer: the host directory read through, writes kept in the session's upper dir.
+// userxattr: inside a user namespace overlayfs may keep its whiteout and opaque marks only as
+// user.overlay.* xattrs (trusted.* needs the host's CAP_SYS_ADMIN).
+int make_overlay(const MountOp& op) {
+  const int fs = ::fsopen("overlay", FSOPEN_CLOEXEC);
+  if (fs < 0) return -1;
+  int mnt = -1;
+  if (::fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", op.source, 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", op.overlay_upper, 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_SET_STRING, "workdir", op.overlay_work, 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0) {
+    mnt = ::fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  }
+  const int saved = errno;
+  ::close(fs);
+  errno = saved;
+  return mnt;
+}
+
 void open_sources(Plan& plan) {
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     MountOp& op = plan.ops[i];
-    if (op.kind != OpKind::bind) continue;
     const int detail = static_cast<int>(i);
+    if (op.kind == OpKind::overlay) {
+      // Made while the host root is in view: the layers are host paths.
+      op.source_fd = make_overlay(op);
+      if (op.source_fd < 0) fail(plan, Step::mount_overlay, errno, detail);
+      continue;
+    }
+    if (op.kind != OpKind::bind) continue;
     op.source_fd = ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (op.source_fd < 0) {
       if (op.optional && errno == ENOENT) continue;
@@ -229,6 +255,7 @@ void apply_op(Plan& plan, int root, std::size_t index) {
       }
       break;
     case OpKind::bind:
+    case OpKind::overlay:
     case OpKind::tmpfs:
     case OpKind::proc:
     case OpKind::devpts: {

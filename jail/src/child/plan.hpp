@@ -19,6 +19,7 @@ enum class OpKind : std::uint8_t {
   mkdir,    // an empty directory (a mount point the tool may see)
   symlink,  // target -> source (the link text)
   file,     // a file at target holding source[0..source_len)
+  overlay,  // dry run: source is the lower layer, overlay_upper/overlay_work the session's dirs
 };
 
 struct MountOp {
@@ -33,6 +34,8 @@ struct MountOp {
   bool target_is_dir = true;        // mount point to create: a directory or an empty file
   const char* tmpfs_size = nullptr;  // decimal bytes, for fsconfig
   const char* tmpfs_mode = nullptr;  // octal, for fsconfig
+  const char* overlay_upper = nullptr;
+  const char* overlay_work = nullptr;
   int source_fd = -1;               // filled in by the child
 };
 

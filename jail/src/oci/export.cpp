@@ -1,3 +1,6 @@
+#include <cerrno>
+
+#include "jail/error.hpp"
 #include "jail/oci.hpp"
 #include "oci/bundle.hpp"
 #include "seccomp/oci_export.hpp"
@@ -7,6 +10,11 @@ namespace jail {
 
 void export_oci_bundle(const Spec& spec, const std::string& bundle_dir) {
   check_spec(spec);
+  if (spec.dry_run) {
+    throw Error("spec", EINVAL,
+                "an OCI bundle cannot carry a dry run (its overlay and session are jail's own); "
+                "export without --dry-run");
+  }
   oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy));
 }
 

@@ -1,0 +1,103 @@
+// Dry-run sessions: what a tool run with Spec::dry_run changed, shown as data, and applied to the
+// host only on an explicit commit (and taken back by undo).
+//
+// During the run every writable bind is an overlay: the host directory is the lower layer, a
+// directory of the session is the upper one. Nothing reaches the host until commit().
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jail::dry_run {
+
+enum class ChangeKind { added, modified, deleted, mode_changed };
+enum class EntryType { file, directory, symlink, special };
+
+// The host's state of one path, as recorded when the run began (or now, for drift checks).
+struct HostState {
+  bool exists = false;
+  EntryType type = EntryType::file;
+  std::uint64_t size = 0;
+  mode_t mode = 0;  // permission bits only
+  std::int64_t mtime_ns = 0;
+  std::string sha256;  // files: of the content; symlinks: of the link text
+};
+
+struct Change {
+  std::string host_path;  // absolute path on the host
+  std::string relative;   // the same path below its bound directory ("src/main.py")
+  std::size_t layer = 0;  // which bound directory (index into Session::binds)
+  ChangeKind kind = ChangeKind::added;
+  EntryType type = EntryType::file;  // the new entry's type; for deletions the old one's
+  std::uint64_t old_size = 0;
+  std::uint64_t new_size = 0;
+  mode_t old_mode = 0;
+  mode_t new_mode = 0;
+  std::string link_target;  // new symlinks
+  HostState before;         // the host's state when the run began
+};
+
+struct Bind {
+  std::string host_dir;  // the host directory the tool saw (the overlay's lower layer)
+  std::string target;    // where the tool saw it
+};
+
+struct Session {
+  std::string id;
+  std::string dir;  // <sessions dir>/<id>
+  std::vector<std::string> command;
+  std::string spec_digest;
+  std::time_t created = 0;
+  std::string state;  // "pending", "committed", "undone"
+  std::vector<Bind> binds;
+};
+
+// $XDG_STATE_HOME/jail/sessions, or ~/.local/state/jail/sessions.
+[[nodiscard]] std::string default_sessions_dir();
+
+// Opens <sessions_dir>/<id>; throws jail::Error when it is not a session.
+[[nodiscard]] Session open_session(const std::string& sessions_dir, const std::string& id);
+
+struct SessionSummary {
+  Session session;
+  std::uint64_t size_bytes = 0;  // disk used by the session's layers
+};
+[[nodiscard]] std::vector<SessionSummary> list_sessions(const std::string& sessions_dir);
+
+// What the tool changed, in path order. Reads overlay whiteouts and opaque directories.
+[[nodiscard]] std::vector<Change> changes(const Session& session);
+
+// The path of a changed file's new content inside the session (for diffs); empty for deletions.
+[[nodiscard]] std::string new_content_path(const Session& session, const Change& change);
+
+struct CommitOptions {
+  std::vector<std::string> paths;  // host paths (or below them) to apply; empty: all
+  bool force = false;              // apply even where the host changed since the run began
+};
+
+struct CommitReport {
+  std::vector<Change> applied;
+};
+
+// Applies the changes to the host: drift checked first (jail::Error naming every drifted path
+// unless force), each file written to a temporary name and renamed into place, nothing resolved
+// through a symlink or out of its bound directory. On any failure what was applied is rolled
+// back, the session stays, and jail::Error says what failed. Writes the undo record.
+CommitReport commit(const Session& session, const CommitOptions& options);
+
+// Restores what the last commit replaced. Refuses (jail::Error naming the paths) when a committed
+// file was changed since, unless force.
+void undo(const Session& session, bool force);
+
+// Removes the session and everything in it.
+void discard(const Session& session);
+
+[[nodiscard]] const char* to_string(ChangeKind kind);
+[[nodiscard]] const char* to_string(EntryType type);
+
+}  // namespace jail::dry_run

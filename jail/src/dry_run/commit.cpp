@@ -1,0 +1,296 @@
+// Applying a dry run's changes to the host, and taking them back.
+//
+// Order of work: check everything (the manifest recorded the change, no special files, no drift)
+// before touching anything; then apply in path order (a directory before what goes in it), each
+// file through a temporary name and a rename in its own directory, every path reached from the
+// bound directory without following a symlink. What was there before is copied to the session's
+// undo/backups first, so a failure midway rolls back and `jail undo` can restore it later.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "dry_run/manifest.hpp"
+#include "dry_run/tree.hpp"
+#include "dry_run/undo_record.hpp"
+#include "jail/dry_run.hpp"
+#include "jail/error.hpp"
+
+namespace jail::dry_run {
+namespace fs = std::filesystem;
+namespace {
+
+bool within(const fs::path& inner, const fs::path& outer) {
+  const auto [end, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+  return end == outer.end();
+}
+
+std::vector<fs::path> wanted_paths(const std::vector<std::string>& paths) {
+  std::vector<fs::path> wanted;
+  for (const std::string& path : paths) wanted.push_back(fs::weakly_canonical(fs::absolute(path)));
+  return wanted;
+}
+
+// The change itself or something below a path asked for, or a directory created on the way to one.
+bool selected(const Change& change, const std::vector<fs::path>& wanted) {
+  if (wanted.empty()) return true;
+  for (const fs::path& want : wanted) {
+    if (within(change.host_path, want)) return true;
+    if (change.type == EntryType::directory && change.kind != ChangeKind::deleted &&
+        within(want, change.host_path)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Change> chosen_changes(const Session& session, const CommitOptions& options) {
+  const std::vector<fs::path> wanted = wanted_paths(options.paths);
+  std::vector<Change> chosen;
+  for (Change& change : changes(session)) {
+    if (selected(change, wanted)) chosen.push_back(std::move(change));
+  }
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    const bool any = std::any_of(chosen.begin(), chosen.end(), [&](const Change& change) {
+      return within(change.host_path, wanted[i]);
+    });
+    if (!any) {
+      throw Error(
+          "dry_run", ENOENT,
+          fmt::format("{} is not among the changes of session {}; `jail changes {}` lists them",
+                      options.paths[i], session.id, session.id));
+    }
+  }
+  return chosen;
+}
+
+void check_change_set(const Manifest& manifest, const std::vector<Change>& chosen) {
+  std::vector<std::string> problems;
+  for (const Change& change : chosen) {
+    if (change.type == EntryType::special) {
+      problems.push_back(
+          fmt::format("{}: a device, fifo or socket; jail commits only files, "
+                      "directories and symlinks",
+                      change.host_path));
+    } else if (manifest.baseline.count({change.layer, change.relative}) == 0) {
+      problems.push_back(
+          fmt::format("{}: not recorded when the run ended; the session was "
+                      "changed on disk since",
+                      change.host_path));
+    }
+  }
+  if (!problems.empty()) {
+    throw Error("dry_run", EPERM,
+                fmt::format("refusing to commit session {}:\n  {}", manifest.session.id,
+                            fmt::join(problems, "\n  ")));
+  }
+}
+
+void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
+  std::vector<std::string> drifted;
+  for (const Change& change : chosen) {
+    const HostState& before = manifest.baseline.at({change.layer, change.relative});
+    const std::optional<HostState> now =
+        current_state(manifest.session, change.layer, change.relative);
+    if (!now) {
+      drifted.push_back(
+          fmt::format("{} (its directory is gone or is now a symlink)", change.host_path));
+    } else if (differs(before, *now)) {
+      drifted.push_back(fmt::format("{} ({})", change.host_path,
+                                    !before.exists ? "created on the host since"
+                                    : !now->exists ? "deleted on the host since"
+                                                   : "changed on the host since"));
+    }
+  }
+  if (!drifted.empty()) {
+    throw Error("dry_run", EAGAIN,
+                fmt::format("the host changed since session {} ran; not committing:\n  {}\n"
+                            "review with `jail changes {}` and commit with --force to overwrite",
+                            manifest.session.id, fmt::join(drifted, "\n  "), manifest.session.id));
+  }
+}
+
+class Applier {
+ public:
+  explicit Applier(const Session& session)
+      : session_(session), backups_(undo_dir(session) + "/backups") {
+    fs::remove_all(undo_dir(session));
+    for (const std::string& dir : {undo_dir(session), backups_}) {
+      if (::mkdir(dir.c_str(), 0700) != 0) {
+        throw Error("dry_run", errno,
+                    fmt::format("cannot create {}: {}", dir, std::strerror(errno)));
+      }
+    }
+    backups_fd_ = open_directory(backups_);
+  }
+
+  void apply(const Change& change) {
+    const UniqueFd root = open_directory(session_.binds.at(change.layer).host_dir);
+    const Leaf leaf = open_leaf(root.get(), change.relative, change.host_path);
+    const int parent = leaf.parent.get();
+    const char* name = leaf.name.c_str();
+    struct stat current {};
+    const bool exists = ::fstatat(parent, name, &current, AT_SYMLINK_NOFOLLOW) == 0;
+
+    Step step{change.layer, change.relative, change.host_path, {}, {}, {}};
+    if (change.kind == ChangeKind::mode_changed && exists && !S_ISLNK(current.st_mode)) {
+      step.old_mode = current.st_mode & 07777;
+      steps_.push_back(step);
+      if (::fchmodat(parent, name, change.new_mode, AT_SYMLINK_NOFOLLOW) != 0)
+        fail("chmod", change);
+      return;
+    }
+    if (exists) {
+      step.backup = std::to_string(steps_.size());
+      copy_at(parent, leaf.name, backups_fd_.get(), *step.backup);
+    }
+    steps_.push_back(step);  // from here on a failure rolls this path back too
+
+    struct stat directory {};
+    ::fstat(parent, &directory);
+    const struct stat* owner = exists ? &current : &directory;
+    const bool replaces_other_type =
+        exists && (S_ISDIR(current.st_mode) != (change.type == EntryType::directory) ||
+                   change.kind == ChangeKind::deleted);
+    if (replaces_other_type) remove_at(parent, leaf.name);
+    if (change.kind == ChangeKind::deleted) return;
+    switch (change.type) {
+      case EntryType::file: {
+        const UniqueFd upper = open_directory(upper_dir(session_, change.layer));
+        const UniqueFd content = open_beneath(upper.get(), change.relative, O_RDONLY);
+        if (!content.valid()) fail("open the new content of", change);
+        replace_file_at(parent, leaf.name, content.get(), change.new_mode, owner);
+        break;
+      }
+      case EntryType::symlink:
+        if (exists && S_ISDIR(current.st_mode)) remove_at(parent, leaf.name);
+        replace_symlink_at(parent, leaf.name, change.link_target);
+        if (::geteuid() == 0)
+          ::fchownat(parent, name, owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW);
+        break;
+      case EntryType::directory:
+        if (::mkdirat(parent, name, 0700) != 0 && errno != EEXIST) fail("mkdir", change);
+        if (::geteuid() == 0)
+          ::fchownat(parent, name, owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW);
+        if (::fchmodat(parent, name, change.new_mode, AT_SYMLINK_NOFOLLOW) != 0)
+          fail("chmod", change);
+        break;
+      case EntryType::special:
+        fail("refuse the special file", change);
+    }
+  }
+
+  // After the last step: what the commit left, for undo's own drift check.
+  void finish() {
+    for (Step& step : steps_) {
+      step.after = current_state(session_, step.layer, step.relative).value_or(HostState{});
+    }
+    write_undo_record(session_, steps_);
+  }
+
+  [[nodiscard]] const std::vector<Step>& steps() const { return steps_; }
+
+ private:
+  [[noreturn]] static void fail(const char* what, const Change& change) {
+    const int err = errno;
+    throw Error("dry_run", err,
+                fmt::format("cannot {} {}: {}", what, change.host_path, std::strerror(err)));
+  }
+
+  const Session& session_;
+  std::string backups_;
+  UniqueFd backups_fd_;
+  std::vector<Step> steps_;
+};
+
+}  // namespace
+
+CommitReport commit(const Session& session, const CommitOptions& options) {
+  Manifest manifest = read_manifest(session.dir);
+  if (!manifest.finished) {
+    throw Error("dry_run", EBUSY,
+                fmt::format("session {} has not finished (or its run was cut short before the "
+                            "changes were recorded); nothing to commit",
+                            session.id));
+  }
+  if (manifest.session.state != "pending" && manifest.session.state != "undone") {
+    throw Error("dry_run", EALREADY,
+                fmt::format("session {} is already committed; `jail undo {}` takes it back",
+                            session.id, session.id));
+  }
+  CommitReport report;
+  report.applied = chosen_changes(manifest.session, options);
+  check_change_set(manifest, report.applied);
+  if (!options.force) check_drift(manifest, report.applied);
+
+  Applier applier(manifest.session);
+  std::size_t done = 0;
+  try {
+    for (const Change& change : report.applied) {
+      applier.apply(change);
+      ++done;
+    }
+    applier.finish();
+  } catch (const std::exception& error) {
+    const std::vector<std::string> left = roll_back(manifest.session, applier.steps());
+    if (left.empty()) fs::remove_all(undo_dir(manifest.session));
+    throw Error(
+        "dry_run", EIO,
+        left.empty()
+            ? fmt::format("commit of session {} failed at {}: {}; the {} change(s) already "
+                          "applied were rolled back, the host is as before and the session "
+                          "is kept",
+                          session.id, report.applied[done].host_path, error.what(), done)
+            : fmt::format("commit of session {} failed at {}: {}; rolling back failed for:\n  "
+                          "{}\nthe previous contents are kept in {}",
+                          session.id, report.applied[done].host_path, error.what(),
+                          fmt::join(left, "\n  "), undo_dir(manifest.session)));
+  }
+  manifest.session.state = "committed";
+  write_manifest(manifest);
+  return report;
+}
+
+void undo(const Session& session, bool force) {
+  Manifest manifest = read_manifest(session.dir);
+  if (manifest.session.state != "committed") {
+    throw Error("dry_run", EINVAL,
+                fmt::format("session {} is {}, not committed: there is nothing to undo", session.id,
+                            manifest.session.state));
+  }
+  const std::vector<Step> steps = read_undo_record(manifest.session);
+  if (!force) {
+    std::vector<std::string> drifted;
+    for (const Step& step : steps) {
+      const std::optional<HostState> now =
+          current_state(manifest.session, step.layer, step.relative);
+      if (!now || differs(step.after, *now)) drifted.push_back(step.host_path);
+    }
+    if (!drifted.empty()) {
+      throw Error(
+          "dry_run", EAGAIN,
+          fmt::format("these paths changed since session {} was committed; not undoing:\n  {}\n"
+                      "use --force to restore them anyway",
+                      session.id, fmt::join(drifted, "\n  ")));
+    }
+  }
+  const std::vector<std::string> left = roll_back(manifest.session, steps);
+  if (!left.empty()) {
+    throw Error(
+        "dry_run", EIO,
+        fmt::format("undo of session {} could not restore:\n  {}\nthe previous contents are "
+                    "kept in {}",
+                    session.id, fmt::join(left, "\n  "), undo_dir(manifest.session)));
+  }
+  fs::remove_all(undo_dir(manifest.session));
+  manifest.session.state = "undone";
+  write_manifest(manifest);
+}
+
+}  // namespace jail::dry_run

@@ -1,0 +1,130 @@
+#include "dry_run/manifest.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "jail/error.hpp"
+
+namespace jail::dry_run {
+namespace {
+
+using nlohmann::json;
+
+EntryType type_from(const std::string& name) {
+  if (name == "directory") return EntryType::directory;
+  if (name == "symlink") return EntryType::symlink;
+  if (name == "special") return EntryType::special;
+  return EntryType::file;
+}
+
+json state_json(const HostState& state) {
+  json out{{"exists", state.exists}};
+  if (!state.exists) return out;
+  out["type"] = to_string(state.type);
+  out["size"] = state.size;
+  out["mode"] = fmt::format("{:04o}", state.mode);
+  out["mtime_ns"] = state.mtime_ns;
+  if (!state.sha256.empty()) out["sha256"] = state.sha256;
+  return out;
+}
+
+HostState state_from(const json& in) {
+  HostState state;
+  state.exists = in.at("exists").get<bool>();
+  if (!state.exists) return state;
+  state.type = type_from(in.at("type").get<std::string>());
+  state.size = in.at("size").get<std::uint64_t>();
+  state.mode = static_cast<mode_t>(std::stoul(in.at("mode").get<std::string>(), nullptr, 8));
+  state.mtime_ns = in.at("mtime_ns").get<std::int64_t>();
+  state.sha256 = in.value("sha256", "");
+  return state;
+}
+
+}  // namespace
+
+std::string upper_dir(const Session& session, std::size_t layer) {
+  return fmt::format("{}/layers/{}/upper", session.dir, layer);
+}
+
+std::string work_dir(const Session& session, std::size_t layer) {
+  return fmt::format("{}/layers/{}/work", session.dir, layer);
+}
+
+Manifest read_manifest(const std::string& session_dir) {
+  const std::string path = session_dir + "/" + kManifestName;
+  std::ifstream in(path);
+  if (!in) {
+    throw Error("dry_run", errno,
+                fmt::format("{} is not a dry-run session: cannot read {}: {}", session_dir, path,
+                            std::strerror(errno)));
+  }
+  try {
+    const json doc = json::parse(in);
+    Manifest manifest;
+    Session& session = manifest.session;
+    session.dir = session_dir;
+    session.id = doc.at("id").get<std::string>();
+    session.command = doc.at("command").get<std::vector<std::string>>();
+    session.spec_digest = doc.at("spec_digest").get<std::string>();
+    session.created = doc.at("created").get<std::time_t>();
+    session.state = doc.at("state").get<std::string>();
+    for (const json& bind : doc.at("binds")) {
+      session.binds.push_back(
+          {bind.at("host_dir").get<std::string>(), bind.at("target").get<std::string>()});
+    }
+    manifest.finished = doc.value("finished", false);
+    for (const json& entry : doc.value("baseline", json::array())) {
+      const auto layer = entry.at("layer").get<std::size_t>();
+      if (layer >= session.binds.size()) throw std::out_of_range("baseline layer out of range");
+      manifest.baseline[{layer, entry.at("path").get<std::string>()}] =
+          state_from(entry.at("before"));
+    }
+    return manifest;
+  } catch (const json::exception& error) {
+    throw Error("dry_run", EINVAL, fmt::format("{} is damaged: {}", path, error.what()));
+  } catch (const std::logic_error& error) {
+    throw Error("dry_run", EINVAL, fmt::format("{} is damaged: {}", path, error.what()));
+  }
+}
+
+void write_manifest(const Manifest& manifest) {
+  const Session& session = manifest.session;
+  json doc{{"version", 1},
+           {"id", session.id},
+           {"command", session.command},
+           {"spec_digest", session.spec_digest},
+           {"created", session.created},
+           {"state", session.state},
+           {"finished", manifest.finished},
+           {"binds", json::array()},
+           {"baseline", json::array()}};
+  for (const Bind& bind : session.binds)
+    doc["binds"].push_back({{"host_dir", bind.host_dir}, {"target", bind.target}});
+  for (const auto& [key, state] : manifest.baseline) {
+    doc["baseline"].push_back(
+        {{"layer", key.first}, {"path", key.second}, {"before", state_json(state)}});
+  }
+  const std::string path = session.dir + "/" + kManifestName;
+  const std::string temporary = path + ".new";
+  const std::string text = doc.dump(2) + "\n";
+  const int fd =
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            ::fsync(fd) == 0;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  ok = ok && ::rename(temporary.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    throw Error("dry_run", err, fmt::format("cannot write {}: {}", path, std::strerror(err)));
+  }
+}
+
+}  // namespace jail::dry_run

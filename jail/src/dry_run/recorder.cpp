@@ -1,0 +1,183 @@
+#include "dry_run/recorder.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "dry_run/digest.hpp"
+#include "dry_run/tree.hpp"
+#include "jail/dry_run.hpp"
+#include "jail/error.hpp"
+#include "log.hpp"
+
+namespace jail::dry_run {
+namespace fs = std::filesystem;
+namespace {
+
+std::string new_id() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  ::gmtime_r(&now, &parts);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &parts);
+  std::random_device random;
+  return fmt::format("{}-{:06x}", stamp, random() & 0xffffff);
+}
+
+void make_private_dir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    const int err = errno;
+    throw Error("dry_run", err, fmt::format("cannot create {}: {}", path, std::strerror(err)));
+  }
+}
+
+void make_private_dirs(const fs::path& path) {
+  fs::path partial;
+  for (const fs::path& part : path) {
+    partial /= part;
+    if (partial == "/") continue;
+    make_private_dir(partial.string());
+  }
+}
+
+bool within(const fs::path& inner, const fs::path& outer) {
+  const auto [end, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+  return end == outer.end();
+}
+
+// overlayfs refuses layers inside one another (ELOOP); say so before clone, with the way out.
+void check_apart(const fs::path& sessions, const std::string& host_dir) {
+  const fs::path lower = fs::weakly_canonical(host_dir);
+  if (within(sessions, lower) || within(lower, sessions)) {
+    throw Error("dry_run", ELOOP,
+                fmt::format("cannot dry-run {}: the session directory {} is inside it (or it is "
+                            "inside the session directory); keep sessions elsewhere with "
+                            "--session-dir DIR",
+                            host_dir, sessions.string()));
+  }
+}
+
+void record_tree(const std::string& root, std::size_t layer, Baseline& out) {
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(
+           root, fs::directory_options::skip_permission_denied, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const std::string relative = it->path().lexically_relative(root).string();
+    const std::string parent = it->path().parent_path().string();
+    const UniqueFd dir(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (dir.valid())
+      out[{layer, relative}] = state_at(dir.get(), it->path().filename().string(), false);
+  }
+}
+
+bool same_stat(const HostState& a, const HostState& b) {
+  return a.exists == b.exists && a.type == b.type && a.size == b.size && a.mode == b.mode &&
+         a.mtime_ns == b.mtime_ns;
+}
+
+}  // namespace
+
+std::string spec_digest(const Spec& spec) {
+  nlohmann::json doc{{"argv", spec.argv},
+                     {"env", spec.env},
+                     {"cwd", spec.cwd},
+                     {"policy", spec.policy},
+                     {"rootfs", spec.rootfs.value_or("")},
+                     {"net", spec.net == Net::host ? "host" : "none"},
+                     {"hostname", spec.hostname},
+                     {"tmp_size", spec.tmp_size_bytes},
+                     {"mounts", nlohmann::json::array()}};
+  for (const Mount& mount : spec.mounts) {
+    doc["mounts"].push_back({static_cast<int>(mount.kind), mount.source, mount.target});
+  }
+  return sha256_of_text(doc.dump());
+}
+
+std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
+  auto recorder = std::make_unique<Recorder>();
+  const fs::path sessions = fs::weakly_canonical(
+      spec.dry_run->sessions_dir.empty() ? default_sessions_dir() : spec.dry_run->sessions_dir);
+  Session& session = recorder->manifest_.session;
+  session.id = new_id();
+  session.dir = (sessions / session.id).string();
+  session.command = spec.dry_run->command.empty() ? spec.argv : spec.dry_run->command;
+  session.spec_digest = spec_digest(spec);
+  session.created = std::time(nullptr);
+  session.state = "pending";
+  for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
+    if (spec.mounts[i].kind != MountKind::bind) continue;
+    const std::string host_dir = fs::weakly_canonical(spec.mounts[i].source).string();
+    struct stat info {};
+    if (::stat(host_dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      throw Error("dry_run", ENOTDIR,
+                  fmt::format("cannot dry-run --bind {}: a dry run binds directories only ({})",
+                              spec.mounts[i].source, spec.mounts[i].origin));
+    }
+    check_apart(sessions, host_dir);
+    recorder->layers_[i] = Layer{host_dir, upper_dir(session, session.binds.size()),
+                                 work_dir(session, session.binds.size())};
+    session.binds.push_back({host_dir, spec.mounts[i].target});
+  }
+  make_private_dirs(sessions);
+  make_private_dir(session.dir);
+  make_private_dir(session.dir + "/layers");
+  for (std::size_t layer = 0; layer < session.binds.size(); ++layer) {
+    const std::string& host_dir = session.binds[layer].host_dir;
+    make_private_dir(fmt::format("{}/layers/{}", session.dir, layer));
+    const std::string upper = upper_dir(session, layer);
+    make_private_dir(upper);
+    make_private_dir(work_dir(session, layer));
+    // The merged root takes the upper root's owner and mode: make them the host directory's.
+    struct stat info {};
+    if (::stat(host_dir.c_str(), &info) == 0) {
+      if (::geteuid() == 0) (void)::chown(upper.c_str(), info.st_uid, info.st_gid);
+      (void)::chmod(upper.c_str(), info.st_mode & 07777);
+    }
+    record_tree(host_dir, layer, recorder->start_);
+  }
+  write_manifest(recorder->manifest_);
+  return recorder;
+}
+
+const Layer* Recorder::layer_for_mount(std::size_t index) const {
+  const auto found = layers_.find(index);
+  return found == layers_.end() ? nullptr : &found->second;
+}
+
+DryRunSession Recorder::finish() noexcept {
+  Session& session = manifest_.session;
+  DryRunSession out{session.id, session.dir, 0};
+  try {
+    const std::vector<Change> changed = changes(session);
+    out.changes = changed.size();
+    for (const Change& change : changed) {
+      const auto start = start_.find({change.layer, change.relative});
+      HostState before = start == start_.end() ? HostState{} : start->second;
+      if (before.exists) {
+        // Hashed now, and kept only if the file is still as it was when the run began.
+        const UniqueFd root = open_directory(session.binds[change.layer].host_dir);
+        const Leaf leaf = open_leaf(root.get(), change.relative, change.host_path);
+        const HostState now = state_at(leaf.parent.get(), leaf.name, true);
+        if (same_stat(now, before)) before = now;
+      }
+      manifest_.baseline[{change.layer, change.relative}] = before;
+    }
+    manifest_.finished = true;
+    write_manifest(manifest_);
+  } catch (const std::exception& error) {
+    jail::log().error("dry run {}: cannot record the changes: {}", session.id, error.what());
+  }
+  return out;
+}
+
+}  // namespace jail::dry_run

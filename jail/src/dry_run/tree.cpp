@@ -1,0 +1,243 @@
+#include "dry_run/tree.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "dry_run/digest.hpp"
+#include "jail/error.hpp"
+
+namespace jail::dry_run {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, int err) {
+  throw Error("dry_run", err, fmt::format("{}: {}", what, std::strerror(err)));
+}
+
+bool plain_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
+
+std::vector<std::string> names_in(int dir) {
+  const int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail("cannot list a directory", errno);
+  DIR* stream = ::fdopendir(fd);
+  if (stream == nullptr) {
+    const int err = errno;
+    ::close(fd);
+    fail("cannot list a directory", err);
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(stream)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(stream);
+  return names;
+}
+
+std::string temporary_name(const std::string& name) {
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  return fmt::format(".{}.jail-commit-{:016x}", name.substr(0, 100), random());
+}
+
+void copy_bytes(int from, int to, const std::string& what) {
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(from, buffer, sizeof buffer);
+    if (n == 0) return;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot read " + what, errno);
+    }
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t written = ::write(to, buffer + done, static_cast<std::size_t>(n - done));
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        fail("cannot write " + what, errno);
+      }
+      done += written;
+    }
+  }
+}
+
+}  // namespace
+
+UniqueFd open_directory(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) fail("cannot open the directory " + path, errno);
+  return fd;
+}
+
+UniqueFd open_beneath(int root, const std::string& relative, int flags) {
+  open_how how{};
+  how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC | O_NOFOLLOW);
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const char* path = relative.empty() ? "." : relative.c_str();
+  return UniqueFd(static_cast<int>(::syscall(SYS_openat2, root, path, &how, sizeof how)));
+}
+
+Leaf open_leaf(int root, const std::string& relative, const std::string& shown) {
+  const auto slash = relative.rfind('/');
+  Leaf leaf;
+  leaf.name = slash == std::string::npos ? relative : relative.substr(slash + 1);
+  if (!plain_name(leaf.name)) {
+    throw Error("dry_run", EINVAL, fmt::format("refusing the path {}: not a plain name", shown));
+  }
+  const std::string parent = slash == std::string::npos ? "" : relative.substr(0, slash);
+  leaf.parent = open_beneath(root, parent, O_PATH | O_DIRECTORY);
+  if (!leaf.parent.valid()) {
+    const int err = errno;
+    throw Error("dry_run", err,
+                fmt::format("cannot reach the directory of {}: {}{}", shown, std::strerror(err),
+                            err == ELOOP || err == EXDEV
+                                ? " (a symlink on the way: jail never writes through one)"
+                                : ""));
+  }
+  return leaf;
+}
+
+EntryType type_of(mode_t mode) {
+  if (S_ISREG(mode)) return EntryType::file;
+  if (S_ISDIR(mode)) return EntryType::directory;
+  if (S_ISLNK(mode)) return EntryType::symlink;
+  return EntryType::special;
+}
+
+HostState state_at(int dir, const std::string& name, bool hash) {
+  HostState state;
+  struct stat info {};
+  if (::fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return state;
+    fail("cannot stat " + name, errno);
+  }
+  state.exists = true;
+  state.type = type_of(info.st_mode);
+  state.size = static_cast<std::uint64_t>(info.st_size);
+  state.mode = info.st_mode & 07777;
+  state.mtime_ns =
+      static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+  if (!hash) return state;
+  if (state.type == EntryType::symlink) {
+    state.sha256 = sha256_of_text(read_link_at(dir, name));
+  } else if (state.type == EntryType::file) {
+    const UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) fail("cannot open " + name, errno);
+    state.sha256 = sha256_of_fd(fd.get(), name);
+  }
+  return state;
+}
+
+std::string read_link_at(int dir, const std::string& name) {
+  std::string target(4096, '\0');
+  const ssize_t n = ::readlinkat(dir, name.c_str(), target.data(), target.size());
+  if (n < 0) fail("cannot read the symlink " + name, errno);
+  target.resize(static_cast<std::size_t>(n));
+  return target;
+}
+
+void remove_at(int dir, const std::string& name) {
+  if (::unlinkat(dir, name.c_str(), 0) == 0 || errno == ENOENT) return;
+  if (errno != EISDIR) fail("cannot remove " + name, errno);
+  const UniqueFd child = open_beneath(dir, name, O_PATH | O_DIRECTORY);
+  if (!child.valid()) fail("cannot open " + name, errno);
+  // A directory left by overlayfs (its work dir) may have no permissions at all.
+  ::fchmodat(dir, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW);
+  for (const std::string& entry : names_in(child.get())) remove_at(child.get(), entry);
+  if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    fail("cannot remove " + name, errno);
+  }
+}
+
+void copy_at(int from, const std::string& name, int to, const std::string& to_name) {
+  struct stat info {};
+  if (::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0)
+    fail("cannot stat " + name, errno);
+  const bool root = ::geteuid() == 0;
+  if (S_ISLNK(info.st_mode)) {
+    if (::symlinkat(read_link_at(from, name).c_str(), to, to_name.c_str()) != 0) {
+      fail("cannot create the symlink " + to_name, errno);
+    }
+    if (root) ::fchownat(to, to_name.c_str(), info.st_uid, info.st_gid, AT_SYMLINK_NOFOLLOW);
+  } else if (S_ISDIR(info.st_mode)) {
+    if (::mkdirat(to, to_name.c_str(), 0700) != 0) fail("cannot create " + to_name, errno);
+    const UniqueFd source = open_beneath(from, name, O_PATH | O_DIRECTORY);
+    const UniqueFd target = open_beneath(to, to_name, O_PATH | O_DIRECTORY);
+    if (!source.valid() || !target.valid()) fail("cannot open " + name, errno);
+    for (const std::string& entry : names_in(source.get()))
+      copy_at(source.get(), entry, target.get(), entry);
+    if (root) ::fchownat(to, to_name.c_str(), info.st_uid, info.st_gid, AT_SYMLINK_NOFOLLOW);
+    if (::fchmodat(to, to_name.c_str(), info.st_mode & 07777, 0) != 0)
+      fail("cannot chmod " + to_name, errno);
+  } else if (S_ISREG(info.st_mode)) {
+    const UniqueFd in(::openat(from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!in.valid()) fail("cannot open " + name, errno);
+    const UniqueFd out(
+        ::openat(to, to_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!out.valid()) fail("cannot create " + to_name, errno);
+    copy_bytes(in.get(), out.get(), name);
+    if (root) ::fchown(out.get(), info.st_uid, info.st_gid);
+    if (::fchmod(out.get(), info.st_mode & 07777) != 0) fail("cannot chmod " + to_name, errno);
+  } else {
+    throw Error("dry_run", EPERM,
+                fmt::format("refusing to copy {}: not a file, directory or symlink", name));
+  }
+}
+
+void replace_file_at(int dir, const std::string& name, int source, mode_t mode,
+                     const struct stat* owner) {
+  const std::string temporary = temporary_name(name);
+  const UniqueFd out(
+      ::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!out.valid()) fail("cannot create a temporary file beside " + name, errno);
+  try {
+    if (::lseek(source, 0, SEEK_SET) < 0) fail("cannot rewind the new content of " + name, errno);
+    copy_bytes(source, out.get(), name);
+    if (owner != nullptr && ::geteuid() == 0 &&
+        ::fchown(out.get(), owner->st_uid, owner->st_gid) != 0) {
+      fail("cannot set the owner of " + name, errno);
+    }
+    if (::fchmod(out.get(), mode & 07777) != 0) fail("cannot chmod " + name, errno);
+    if (::fsync(out.get()) != 0) fail("cannot sync " + name, errno);
+    if (::renameat(dir, temporary.c_str(), dir, name.c_str()) != 0)
+      fail("cannot rename over " + name, errno);
+  } catch (...) {
+    ::unlinkat(dir, temporary.c_str(), 0);
+    throw;
+  }
+}
+
+void replace_symlink_at(int dir, const std::string& name, const std::string& target) {
+  const std::string temporary = temporary_name(name);
+  if (::symlinkat(target.c_str(), dir, temporary.c_str()) != 0) {
+    fail("cannot create a symlink beside " + name, errno);
+  }
+  if (::renameat(dir, temporary.c_str(), dir, name.c_str()) != 0) {
+    const int err = errno;
+    ::unlinkat(dir, temporary.c_str(), 0);
+    fail("cannot rename over " + name, err);
+  }
+}
+
+std::uint64_t tree_size(const std::string& path) {
+  std::uint64_t total = 0;
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(
+           path, std::filesystem::directory_options::skip_permission_denied, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_regular_file(error) && !it->is_symlink(error)) total += it->file_size(error);
+  }
+  return total;
+}
+
+}  // namespace jail::dry_run

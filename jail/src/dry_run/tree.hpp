@@ -1,0 +1,55 @@
+// File-tree operations for dry-run sessions, all relative to a directory fd and none of them
+// following a symlink: a change set written by an untrusted tool (or edited on disk since) names
+// paths that must stay inside their bound directory whatever links it holds.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <string>
+
+#include "jail/dry_run.hpp"
+#include "unique_fd.hpp"
+
+namespace jail::dry_run {
+
+// An O_PATH|O_DIRECTORY fd of an absolute host directory; throws jail::Error.
+[[nodiscard]] UniqueFd open_directory(const std::string& path);
+
+// Opens `relative` below `root` with RESOLVE_BENEATH and no symlinks anywhere in the path.
+// Returns an invalid fd with errno set on failure (ENOENT, ELOOP for a symlink, EXDEV).
+[[nodiscard]] UniqueFd open_beneath(int root, const std::string& relative, int flags);
+
+// The parent directory of `relative` (opened as open_beneath does) and its last component,
+// which is checked to be a plain name. Throws jail::Error naming `shown` on failure.
+struct Leaf {
+  UniqueFd parent;
+  std::string name;
+};
+[[nodiscard]] Leaf open_leaf(int root, const std::string& relative, const std::string& shown);
+
+[[nodiscard]] EntryType type_of(mode_t mode);
+
+// lstat-like state of `name` in `dir`; exists=false when absent. With `hash`, regular files
+// and symlinks get their sha256.
+[[nodiscard]] HostState state_at(int dir, const std::string& name, bool hash);
+
+[[nodiscard]] std::string read_link_at(int dir, const std::string& name);
+
+// Removes `name` in `dir`, recursively when it is a directory; absent is fine.
+void remove_at(int dir, const std::string& name);
+
+// Copies `name` in `from` to `to_name` in `to` (files with their mode, symlinks as links,
+// directories recursively; as root also the owner). Special files are refused.
+void copy_at(int from, const std::string& name, int to, const std::string& to_name);
+
+// Writes `name` in `dir` atomically: the content of `source` (an fd to read from the start)
+// goes to a temporary name in the same directory, which is then renamed over `name`.
+// `owner`: when set and the caller is root, the new file's uid/gid.
+void replace_file_at(int dir, const std::string& name, int source, mode_t mode,
+                     const struct stat* owner);
+void replace_symlink_at(int dir, const std::string& name, const std::string& target);
+
+// Sums the sizes of the regular files below `path` (absent: 0).
+[[nodiscard]] std::uint64_t tree_size(const std::string& path);
+
+}  // namespace jail::dry_run

@@ -1,0 +1,354 @@
+#include "session_commands.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include "jail/dry_run.hpp"
+#include "jail/error.hpp"
+
+extern char** environ;
+
+namespace jail::runner {
+namespace {
+
+namespace dr = jail::dry_run;
+
+constexpr int kFailed = 1;
+constexpr int kUsage = 2;
+
+std::string human_size(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < (1u << 20)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024);
+  if (bytes < (1u << 30)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
+}
+
+std::string mode_text(mode_t mode) {
+  return fmt::format("{:04o}", mode);
+}
+
+char kind_letter(dr::ChangeKind kind) {
+  switch (kind) {
+    case dr::ChangeKind::added:
+      return 'A';
+    case dr::ChangeKind::modified:
+      return 'M';
+    case dr::ChangeKind::deleted:
+      return 'D';
+    case dr::ChangeKind::mode_changed:
+      return 'm';
+  }
+  return '?';
+}
+
+std::string describe(const dr::Change& change) {
+  const std::string suffix = change.type == dr::EntryType::directory ? "/" : "";
+  switch (change.kind) {
+    case dr::ChangeKind::added:
+      if (change.type == dr::EntryType::symlink)
+        return fmt::format("{} -> {}", change.host_path, change.link_target);
+      if (change.type == dr::EntryType::file)
+        return fmt::format("{} ({})", change.host_path, human_size(change.new_size));
+      return change.host_path + suffix;
+    case dr::ChangeKind::modified:
+      if (change.type == dr::EntryType::symlink)
+        return fmt::format("{} -> {}", change.host_path, change.link_target);
+      if (change.before.type != change.type) {
+        return fmt::format("{}{} ({} replaced by a {})", change.host_path, suffix,
+                           to_string(change.before.type), to_string(change.type));
+      }
+      return fmt::format("{} ({} -> {}{})", change.host_path, human_size(change.old_size),
+                         human_size(change.new_size),
+                         change.old_mode != change.new_mode
+                             ? fmt::format(", mode {} -> {}", mode_text(change.old_mode),
+                                           mode_text(change.new_mode))
+                             : "");
+    case dr::ChangeKind::deleted:
+      return change.host_path +
+             (change.type == dr::EntryType::directory ? "/ (and everything in it)" : "");
+    case dr::ChangeKind::mode_changed:
+      return fmt::format("{}{} (mode {} -> {})", change.host_path, suffix,
+                         mode_text(change.old_mode), mode_text(change.new_mode));
+  }
+  return change.host_path;
+}
+
+void print_stat(const std::vector<dr::Change>& changes, std::FILE* out) {
+  std::size_t counts[4] = {};
+  std::uint64_t added_bytes = 0, removed_bytes = 0;
+  for (const dr::Change& change : changes) {
+    fmt::print(out, "  {} {}\n", kind_letter(change.kind), describe(change));
+    ++counts[static_cast<int>(change.kind)];
+    if (change.kind != dr::ChangeKind::deleted && change.type == dr::EntryType::file)
+      added_bytes += change.new_size;
+    if (change.kind != dr::ChangeKind::added && change.before.type == dr::EntryType::file &&
+        change.kind != dr::ChangeKind::mode_changed) {
+      removed_bytes += change.old_size;
+    }
+  }
+  fmt::print(
+      out,
+      "  {} added, {} modified, {} deleted, {} mode changed ({} written, {} replaced or removed)\n",
+      counts[0], counts[1], counts[2], counts[3], human_size(added_bytes),
+      human_size(removed_bytes));
+}
+
+bool looks_binary(const std::string& path) {
+  if (path.empty()) return false;
+  std::ifstream in(path, std::ios::binary);
+  char buffer[8192];
+  in.read(buffer, sizeof buffer);
+  return std::memchr(buffer, '\0', static_cast<std::size_t>(in.gcount())) != nullptr;
+}
+
+// A unified diff by diffutils' `diff -u` (Debian: essential), run without a shell.
+void print_text_diff(const std::string& label, const std::string& old_path,
+                     const std::string& new_path) {
+  std::fflush(stdout);
+  const std::string a = "a/" + label, b = "b/" + label;
+  std::vector<const char*> argv = {"diff",    "-u",      "--label",        a.c_str(),
+                                   "--label", b.c_str(), old_path.c_str(), new_path.c_str(),
+                                   nullptr};
+  pid_t pid = -1;
+  if (::posix_spawnp(&pid, "diff", nullptr, nullptr, const_cast<char**>(argv.data()), environ) !=
+      0) {
+    fmt::print("(cannot run diff for {}: install diffutils)\n", label);
+    return;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+void print_patch(const dr::Session& session, const std::vector<dr::Change>& changes) {
+  for (const dr::Change& change : changes) {
+    const std::string label = change.host_path.substr(1);
+    const std::string new_path = dr::new_content_path(session, change);
+    const bool old_file =
+        change.kind != dr::ChangeKind::added && change.before.type == dr::EntryType::file;
+    const bool new_file =
+        change.kind != dr::ChangeKind::deleted && change.type == dr::EntryType::file;
+    if (change.kind == dr::ChangeKind::mode_changed) {
+      fmt::print("mode {} {} -> {}\n", change.host_path, mode_text(change.old_mode),
+                 mode_text(change.new_mode));
+      continue;
+    }
+    if (change.type == dr::EntryType::symlink && change.kind != dr::ChangeKind::deleted) {
+      fmt::print("{} symlink {} -> {}\n", change.kind == dr::ChangeKind::added ? "new" : "changed",
+                 change.host_path, change.link_target);
+      continue;
+    }
+    if (!old_file && !new_file) {
+      fmt::print(
+          "{} {} {}\n", change.kind == dr::ChangeKind::deleted ? "deleted" : "new",
+          to_string(change.kind == dr::ChangeKind::deleted ? change.before.type : change.type),
+          change.host_path);
+      continue;
+    }
+    if (looks_binary(old_file ? change.host_path : "") || looks_binary(new_file ? new_path : "")) {
+      fmt::print("Binary file {} {} ({} -> {})\n", change.host_path, to_string(change.kind),
+                 human_size(old_file ? change.old_size : 0),
+                 human_size(new_file ? change.new_size : 0));
+      continue;
+    }
+    if (new_file && change.kind != dr::ChangeKind::added && change.old_mode != change.new_mode) {
+      fmt::print("mode {} {} -> {}\n", change.host_path, mode_text(change.old_mode),
+                 mode_text(change.new_mode));
+    }
+    print_text_diff(label, old_file ? change.host_path : "/dev/null",
+                    new_file ? new_path : "/dev/null");
+  }
+}
+
+nlohmann::json change_json(const dr::Change& change) {
+  nlohmann::json out{{"path", change.host_path},
+                     {"relative", change.relative},
+                     {"kind", to_string(change.kind)},
+                     {"type", to_string(change.type)}};
+  if (change.kind != dr::ChangeKind::added) {
+    out["old"] = {{"type", to_string(change.before.type)},
+                  {"size", change.old_size},
+                  {"mode", mode_text(change.old_mode)}};
+  }
+  if (change.kind != dr::ChangeKind::deleted) {
+    out["new"] = {{"size", change.new_size}, {"mode", mode_text(change.new_mode)}};
+    if (change.type == dr::EntryType::symlink) out["new"]["link_target"] = change.link_target;
+  }
+  return out;
+}
+
+struct Common {
+  std::string id;
+  std::string sessions_dir;
+};
+
+void add_common(CLI::App& app, Common& common, bool needs_id) {
+  if (needs_id)
+    app.add_option("ID", common.id, "the session id (from the dry run, or `jail sessions`)")
+        ->required();
+  app.add_option("--session-dir", common.sessions_dir,
+                 "where sessions live (default $XDG_STATE_HOME/jail/sessions or "
+                 "~/.local/state/jail/sessions)");
+}
+
+dr::Session open(const Common& common) {
+  return dr::open_session(
+      common.sessions_dir.empty() ? dr::default_sessions_dir() : common.sessions_dir, common.id);
+}
+
+int changes_command(int argc, char** argv) {
+  CLI::App app{"Show what a dry run changed (default: a unified diff)", "jail changes"};
+  Common common;
+  bool stat = false, patch = false, json = false;
+  add_common(app, common, true);
+  app.add_flag("--stat", stat, "one line per changed path, then the totals");
+  app.add_flag("--patch", patch,
+               "a unified diff of text files, a line for everything else (the default)");
+  app.add_flag("--json", json, "the changes as a JSON array");
+  CLI11_PARSE(app, argc, argv);
+  if (int(stat) + int(patch) + int(json) > 1) {
+    spdlog::error("jail changes: choose one of --stat, --patch, --json");
+    return kUsage;
+  }
+  const dr::Session session = open(common);
+  const std::vector<dr::Change> changes = dr::changes(session);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const dr::Change& change : changes) out.push_back(change_json(change));
+    std::cout << out.dump(2) << "\n";
+  } else if (stat) {
+    print_stat(changes, stdout);
+  } else {
+    print_patch(session, changes);
+  }
+  return 0;
+}
+
+int commit_command(int argc, char** argv) {
+  CLI::App app{"Apply a dry run's changes to the host (all, or those at or below PATHs)",
+               "jail commit"};
+  Common common;
+  std::vector<std::string> paths;
+  bool force = false;
+  add_common(app, common, true);
+  app.add_option("PATH", paths, "host paths to apply (default: every change)");
+  app.add_flag("--force", force, "apply even where the host changed since the run began");
+  CLI11_PARSE(app, argc, argv);
+  const dr::Session session = open(common);
+  const dr::CommitReport report = dr::commit(session, {paths, force});
+  fmt::print(stderr, "jail: committed {} change(s) of session {}; `jail undo {}` takes them back\n",
+             report.applied.size(), session.id, session.id);
+  return 0;
+}
+
+int undo_command(int argc, char** argv) {
+  CLI::App app{"Restore what `jail commit` replaced", "jail undo"};
+  Common common;
+  bool force = false;
+  add_common(app, common, true);
+  app.add_flag("--force", force, "restore even paths changed since the commit");
+  CLI11_PARSE(app, argc, argv);
+  const dr::Session session = open(common);
+  dr::undo(session, force);
+  fmt::print(stderr, "jail: undid the commit of session {}\n", session.id);
+  return 0;
+}
+
+int discard_command(int argc, char** argv) {
+  CLI::App app{"Remove a dry-run session and everything it kept", "jail discard"};
+  Common common;
+  add_common(app, common, true);
+  CLI11_PARSE(app, argc, argv);
+  dr::discard(open(common));
+  return 0;
+}
+
+int sessions_command(int argc, char** argv) {
+  CLI::App app{"List dry-run sessions with their age and size", "jail sessions"};
+  Common common;
+  bool json = false;
+  add_common(app, common, false);
+  app.add_flag("--json", json, "as a JSON array");
+  CLI11_PARSE(app, argc, argv);
+  const std::string dir =
+      common.sessions_dir.empty() ? dr::default_sessions_dir() : common.sessions_dir;
+  const std::time_t now = std::time(nullptr);
+  nlohmann::json out = nlohmann::json::array();
+  for (const dr::SessionSummary& summary : dr::list_sessions(dir)) {
+    const dr::Session& s = summary.session;
+    if (json) {
+      out.push_back({{"id", s.id},
+                     {"dir", s.dir},
+                     {"created", s.created},
+                     {"state", s.state},
+                     {"size_bytes", summary.size_bytes},
+                     {"command", s.command}});
+      continue;
+    }
+    const auto age = static_cast<std::uint64_t>(std::max<std::time_t>(0, now - s.created));
+    const std::string age_text = age < 120      ? fmt::format("{}s", age)
+                                 : age < 7200   ? fmt::format("{}m", age / 60)
+                                 : age < 172800 ? fmt::format("{}h", age / 3600)
+                                                : fmt::format("{}d", age / 86400);
+    fmt::print("{}  {:>5} ago  {:>9}  {:<9}  {}\n", s.id, age_text, human_size(summary.size_bytes),
+               s.state, fmt::join(s.command, " "));
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+bool is_session_command(const char* name) {
+  for (const char* known : {"changes", "commit", "undo", "discard", "sessions"}) {
+    if (std::strcmp(name, known) == 0) return true;
+  }
+  return false;
+}
+
+int run_session_command(int argc, char** argv) {
+  try {
+    const std::string name = argv[0];
+    if (name == "changes") return changes_command(argc, argv);
+    if (name == "commit") return commit_command(argc, argv);
+    if (name == "undo") return undo_command(argc, argv);
+    if (name == "discard") return discard_command(argc, argv);
+    return sessions_command(argc, argv);
+  } catch (const Error& error) {
+    spdlog::error("{}", error.what());
+    return kFailed;
+  }
+}
+
+void print_dry_run_summary(const DryRunSession& session) {
+  try {
+    const dr::Session opened =
+        dr::open_session(session.dir.substr(0, session.dir.rfind('/')), session.id);
+    const std::vector<dr::Change> changes = dr::changes(opened);
+    fmt::print(stderr, "jail: dry run: the host is unchanged; session {} holds {} change(s)\n",
+               session.id, changes.size());
+    if (!changes.empty()) print_stat(changes, stderr);
+    fmt::print(stderr,
+               "jail: review with `jail changes {0}`, apply with `jail commit {0}`, drop with "
+               "`jail discard {0}`\n",
+               session.id);
+  } catch (const Error& error) {
+    spdlog::error("dry run session {}: {}", session.id, error.what());
+  }
+}
+
+}  // namespace jail::runner
