@@ -1,0 +1,319 @@
+// --dry-run and the session commands: the tool's writes to a bound project land in a session,
+// the host stays as it was, `jail changes` shows exactly what changed, `jail commit` applies it
+// byte-exact (refusing drift, rolling back a failure, never writing outside the directory),
+// `jail undo` restores, `jail discard` removes. Run as root and as an unprivileged caller.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Path below the root → "type mode content-or-target": what "byte-exact, incl. modes and
+// symlinks" means, in a form a failed EXPECT_EQ prints readably.
+using Tree = std::map<std::string, std::string>;
+
+std::string fmt_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+Tree snapshot(const std::string& root) {
+  Tree tree;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    struct stat info {};
+    EXPECT_EQ(::lstat(it->path().c_str(), &info), 0) << it->path();
+    const std::string relative = it->path().lexically_relative(root).string();
+    const std::string mode = fmt_mode(info.st_mode);
+    if (S_ISLNK(info.st_mode)) {
+      tree[relative] = "symlink -> " + fs::read_symlink(it->path()).string();
+    } else if (S_ISDIR(info.st_mode)) {
+      tree[relative] = "dir " + mode;
+    } else {
+      tree[relative] = "file " + mode + " " + read_file(it->path()).value_or("<unreadable>");
+    }
+  }
+  return tree;
+}
+
+// The immutable flag stops even root from creating entries: the way to make a commit fail
+// midway for both callers.
+void set_immutable(const std::string& path, bool on) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << path;
+  int flags = 0;
+  ASSERT_EQ(::ioctl(fd, FS_IOC_GETFLAGS, &flags), 0) << path;
+  flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+  ASSERT_EQ(::ioctl(fd, FS_IOC_SETFLAGS, &flags), 0) << path;
+  ::close(fd);
+}
+
+// What the tool does to the project: edit, create, delete, rename, chmod, mkdir, symlink, and
+// empty a directory and refill it (an opaque directory in the upper layer).
+constexpr const char* kEdits =
+    "printf 'line1\\nchanged\\n' > a.txt && echo new > new.txt && rm del.txt && "
+    "mv keep.txt renamed.txt && chmod 600 mode.txt && mkdir -p nd/deeper && "
+    "echo deep > nd/deeper/f && ln -s a.txt link && rm -r box && mkdir box && "
+    "echo fresh > box/fresh && cat a.txt";
+
+class DryRun : public CallerTest {
+ protected:
+  void SetUp() override {
+    project_ = cwd_ / "project";
+    sessions_ = sessions_root_.path();
+    ASSERT_EQ(::mkdir(project_.c_str(), 0755), 0);
+    ASSERT_EQ(::chown(project_.c_str(), kNobodyUid, kNobodyGid), 0);
+    ASSERT_EQ(::mkdir((project_ + "/box").c_str(), 0755), 0);
+    ASSERT_EQ(::chown((project_ + "/box").c_str(), kNobodyUid, kNobodyGid), 0);
+    write_file(project_ + "/a.txt", "line1\nline2\n");
+    write_file(project_ + "/keep.txt", "keep me\n");
+    write_file(project_ + "/del.txt", "delete me\n");
+    write_file(project_ + "/mode.txt", "mode\n", 0644);
+    write_file(project_ + "/box/old1", "old one\n");
+    write_file(project_ + "/box/old2", "old two\n");
+    before_ = snapshot(project_);
+  }
+
+  RunResult dry_run(const std::string& script) {
+    RunOptions options;
+    options.cwd = project_;
+    return run({"--dry-run", "--session-dir", sessions_, "--", "sh", "-c", script}, options);
+  }
+
+  // The one session the run left.
+  std::string session_id() {
+    std::vector<std::string> ids;
+    for (const auto& entry : fs::directory_iterator(sessions_))
+      ids.push_back(entry.path().filename());
+    EXPECT_EQ(ids.size(), 1u);
+    return ids.empty() ? "" : ids.front();
+  }
+
+  RunResult session_command(std::vector<std::string> args) {
+    args.insert(args.begin() + 2, {"--session-dir", sessions_});
+    return run(args);
+  }
+
+  std::map<std::string, std::string> changes_by_path(const std::string& id) {
+    const RunResult r = session_command({"changes", id, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    std::map<std::string, std::string> out;
+    for (const auto& change : nlohmann::json::parse(r.out)) {
+      out[change.at("relative").get<std::string>()] =
+          change.at("kind").get<std::string>() + " " + change.at("type").get<std::string>();
+    }
+    return out;
+  }
+
+  TempDir sessions_root_;
+  std::string project_;
+  std::string sessions_;
+  Tree before_;
+};
+
+// The tool's view after the edits, which a commit must reproduce on the host.
+Tree expected_after(Tree tree) {
+  const std::string a = "file 0644 line1\nchanged\n";
+  tree["a.txt"] = a;
+  tree["new.txt"] = "file 0644 new\n";
+  tree.erase("del.txt");
+  tree["renamed.txt"] = tree["keep.txt"];
+  tree.erase("keep.txt");
+  tree["mode.txt"] = "file 0600 mode\n";
+  tree["nd"] = "dir 0755";
+  tree["nd/deeper"] = "dir 0755";
+  tree["nd/deeper/f"] = "file 0644 deep\n";
+  tree["link"] = "symlink -> a.txt";
+  tree.erase("box/old1");
+  tree.erase("box/old2");
+  tree["box/fresh"] = "file 0644 fresh\n";
+  return tree;
+}
+
+TEST_P(DryRun, HostUnchangedAndChangesListedExactly) {
+  const RunResult r = dry_run(kEdits);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "line1\nchanged\n") << "the tool sees its own writes\n" << describe(r);
+  EXPECT_EQ(snapshot(project_), before_) << "the host must see none of the tool's writes";
+  EXPECT_NE(r.err.find("dry run: the host is unchanged"), std::string::npos) << describe(r);
+
+  const std::string id = session_id();
+  EXPECT_NE(r.err.find(id), std::string::npos) << "the summary names the session\n" << describe(r);
+  const std::map<std::string, std::string> expected = {
+      {"a.txt", "modified file"},    {"new.txt", "added file"},
+      {"del.txt", "deleted file"},   {"keep.txt", "deleted file"},
+      {"renamed.txt", "added file"}, {"mode.txt", "mode_changed file"},
+      {"nd", "added directory"},     {"nd/deeper", "added directory"},
+      {"nd/deeper/f", "added file"}, {"link", "added symlink"},
+      {"box/old1", "deleted file"},  {"box/old2", "deleted file"},
+      {"box/fresh", "added file"}};
+  EXPECT_EQ(changes_by_path(id), expected);
+
+  const RunResult patch = session_command({"changes", id, "--patch"});
+  EXPECT_EQ(patch.exit_code, 0) << describe(patch);
+  EXPECT_NE(patch.out.find("-line2\n+changed\n"), std::string::npos) << describe(patch);
+  EXPECT_NE(patch.out.find("new symlink " + project_ + "/link -> a.txt"), std::string::npos)
+      << describe(patch);
+  EXPECT_NE(patch.out.find("mode " + project_ + "/mode.txt 0644 -> 0600"), std::string::npos)
+      << describe(patch);
+}
+
+TEST_P(DryRun, CommitAppliesByteExactAndUndoRestores) {
+  ASSERT_EQ(dry_run(kEdits).exit_code, 0);
+  const std::string id = session_id();
+  const RunResult commit = session_command({"commit", id});
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  EXPECT_EQ(snapshot(project_), expected_after(before_));
+  EXPECT_EQ(changes_by_path(id), (std::map<std::string, std::string>{}))
+      << "after a commit the host matches the session";
+
+  const RunResult again = session_command({"commit", id});
+  EXPECT_EQ(again.exit_code, 1) << "a session is committed once\n" << describe(again);
+
+  const RunResult undo = session_command({"undo", id});
+  ASSERT_EQ(undo.exit_code, 0) << describe(undo);
+  EXPECT_EQ(snapshot(project_), before_) << "undo restores every path, mode and content";
+}
+
+TEST_P(DryRun, CommitOfSomePathsOnly) {
+  ASSERT_EQ(dry_run(kEdits).exit_code, 0);
+  const std::string id = session_id();
+  const RunResult commit =
+      session_command({"commit", id, project_ + "/nd/deeper/f", project_ + "/a.txt"});
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  Tree expected = before_;
+  expected["a.txt"] = "file 0644 line1\nchanged\n";
+  expected["nd"] = "dir 0755";
+  expected["nd/deeper"] = "dir 0755";
+  expected["nd/deeper/f"] = "file 0644 deep\n";
+  EXPECT_EQ(snapshot(project_), expected)
+      << "only the paths asked for, and the directories on the way";
+}
+
+TEST_P(DryRun, DriftIsRefusedUnlessForced) {
+  ASSERT_EQ(dry_run(kEdits).exit_code, 0);
+  const std::string id = session_id();
+  write_file(project_ + "/a.txt", "edited on the host meanwhile\n");
+  write_file(project_ + "/new.txt", "created on the host meanwhile\n");
+  Tree drifted = snapshot(project_);
+
+  const RunResult refused = session_command({"commit", id});
+  EXPECT_EQ(refused.exit_code, 1) << describe(refused);
+  EXPECT_NE(refused.err.find(project_ + "/a.txt (changed on the host since)"), std::string::npos)
+      << describe(refused);
+  EXPECT_NE(refused.err.find(project_ + "/new.txt (created on the host since)"), std::string::npos)
+      << describe(refused);
+  EXPECT_EQ(snapshot(project_), drifted) << "nothing applied when drift is found";
+
+  const RunResult forced = session_command({"commit", id, "--force"});
+  ASSERT_EQ(forced.exit_code, 0) << describe(forced);
+  EXPECT_EQ(snapshot(project_), expected_after(before_));
+}
+
+TEST_P(DryRun, FailureMidwayRollsBackFully) {
+  // "a.txt" comes before "zz/new" in path order: it is applied, then zz/new fails.
+  ASSERT_EQ(::mkdir((project_ + "/zz").c_str(), 0755), 0);
+  ASSERT_EQ(::chown((project_ + "/zz").c_str(), kNobodyUid, kNobodyGid), 0);
+  before_ = snapshot(project_);
+  ASSERT_EQ(dry_run("echo changed > a.txt && rm del.txt && echo x > zz/new").exit_code, 0);
+  const std::string id = session_id();
+  set_immutable(project_ + "/zz", true);
+  const RunResult commit = session_command({"commit", id});
+  set_immutable(project_ + "/zz", false);
+  EXPECT_EQ(commit.exit_code, 1) << describe(commit);
+  EXPECT_NE(commit.err.find("rolled back"), std::string::npos) << describe(commit);
+  EXPECT_EQ(snapshot(project_), before_) << "the host is exactly as before the commit";
+  EXPECT_EQ(changes_by_path(id).size(), 3u) << "the session stays, with all its changes";
+
+  const RunResult retry = session_command({"commit", id});
+  ASSERT_EQ(retry.exit_code, 0) << describe(retry);
+  EXPECT_EQ(read_file(project_ + "/zz/new"), "x\n");
+}
+
+TEST_P(DryRun, MaliciousChangeSetCannotWriteOutside) {
+  TempDir outside;
+  ASSERT_EQ(::mkdir((project_ + "/sub").c_str(), 0755), 0);
+  ASSERT_EQ(::chown((project_ + "/sub").c_str(), kNobodyUid, kNobodyGid), 0);
+  ASSERT_EQ(dry_run("echo payload > sub/victim && ln -s /etc/passwd pw").exit_code, 0);
+  const std::string id = session_id();
+
+  // After the run, the host's sub/ becomes a symlink to a directory outside the project: the
+  // change set no longer matches what was recorded, and nothing may be written through it.
+  fs::remove_all(project_ + "/sub");
+  fs::create_directory_symlink(outside.path(), project_ + "/sub");
+  const Tree outside_before = snapshot(outside.path());
+  const RunResult through_link = session_command({"commit", id, "--force"});
+  EXPECT_EQ(through_link.exit_code, 1) << describe(through_link);
+  EXPECT_EQ(snapshot(outside.path()), outside_before) << "nothing written through the symlink";
+  EXPECT_FALSE(fs::exists(outside / "victim"));
+  EXPECT_TRUE(fs::is_symlink(project_ + "/sub")) << "the host's own symlink stays";
+  EXPECT_FALSE(fs::exists(fs::symlink_status(project_ + "/pw"))) << "no part of the commit applied";
+
+  // A device node and a file put into the session's layer after the run are refused outright.
+  const std::string upper = sessions_ + "/" + id + "/layers/0/upper";
+  ASSERT_EQ(::mknod((upper + "/dev_null_copy").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  write_file(upper + "/smuggled", "not from the run\n");
+  fs::remove(project_ + "/sub");
+  ASSERT_TRUE(fs::create_directory(project_ + "/sub"));
+  const RunResult tampered = session_command({"commit", id, "--force"});
+  EXPECT_EQ(tampered.exit_code, 1) << describe(tampered);
+  EXPECT_NE(tampered.err.find("dev_null_copy: a device, fifo or socket"), std::string::npos)
+      << describe(tampered);
+  EXPECT_NE(tampered.err.find("smuggled: not recorded"), std::string::npos) << describe(tampered);
+  EXPECT_FALSE(fs::exists(project_ + "/dev_null_copy"));
+  EXPECT_FALSE(fs::exists(project_ + "/smuggled"));
+
+  // A session id is a name, never a path.
+  const RunResult traversal = session_command({"commit", "../" + id});
+  EXPECT_EQ(traversal.exit_code, 1) << describe(traversal);
+  EXPECT_NE(traversal.err.find("is not a session id"), std::string::npos) << describe(traversal);
+}
+
+TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
+  ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
+  const std::string id = session_id();
+  const RunResult list = run({"sessions", "--session-dir", sessions_});
+  EXPECT_EQ(list.exit_code, 0) << describe(list);
+  EXPECT_NE(list.out.find(id), std::string::npos) << describe(list);
+  EXPECT_NE(list.out.find("pending"), std::string::npos) << describe(list);
+
+  const RunResult discard = session_command({"discard", id});
+  EXPECT_EQ(discard.exit_code, 0) << describe(discard);
+  EXPECT_FALSE(fs::exists(sessions_ + "/" + id));
+  EXPECT_EQ(snapshot(project_), before_);
+  const RunResult gone = session_command({"changes", id});
+  EXPECT_EQ(gone.exit_code, 1) << describe(gone);
+  EXPECT_NE(gone.err.find("no session " + id), std::string::npos) << describe(gone);
+}
+
+TEST_P(DryRun, SessionDirInsideTheProjectIsAClearError) {
+  RunOptions options;
+  options.cwd = project_;
+  const RunResult r =
+      run({"--dry-run", "--session-dir", project_ + "/.sessions", "--", "true"}, options);
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_NE(r.err.find("keep sessions elsewhere with --session-dir"), std::string::npos)
+      << describe(r);
+  EXPECT_FALSE(fs::exists(project_ + "/.sessions"));
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(DryRun);
+
+}  // namespace
+}  // namespace jail_test
