@@ -11,6 +11,7 @@ help=$(
   for sub in explain bpf import export; do "$jail" policy "$sub" --help; done
   "$jail" rootfs build --help
   "$jail" rootfs check --help
+  for sub in changes commit undo discard sessions; do "$jail" "$sub" --help; done
   "$jail" export-oci --help 2>&1 || true  # its own flag, --bundle, is named in its message
 )
 missing=0
