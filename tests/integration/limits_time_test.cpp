@@ -127,7 +127,10 @@ TEST_P(LimitsTime, CpuTimeEndsASpin) {
               caller_name({GetParam(), 0}).c_str(), cpu, number(r.status, "wall_ms"));
   expect_timeout(r, "cpu_time");
   EXPECT_EQ(number(r.status["limits"], "cpu_time_s"), 1) << r.status.dump();
-  EXPECT_GE(cpu, 900) << r.status.dump();
+  // Not ended early. The kernel fires SIGXCPU on the precise runtime, but the usage reported
+  // comes from cpuacct.stat, whose user/system split is sampled in ticks: measured 899.95 ms
+  // for a 1 s limit on a busy 2-CPU machine, so the bound leaves that sampling error room.
+  EXPECT_GE(cpu, 800) << r.status.dump();
   EXPECT_LT(cpu, 2500) << r.status.dump();
   // Ended by the CPU limit, not by the 30 s wall-clock belt.
   EXPECT_LT(r.seconds, 25.0);
