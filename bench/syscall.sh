@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Syscall overhead: a getppid + read loop (C, bench/syscall.c) and the same in Python
 # (bench/syscall.py), outside any jail, in jail with the default policy, in jail with a policy
-# that puts a condition on `read` (bench/read-condition.policy), and in jail with no filter at
+# that puts a condition on `read` (bench/read-condition.policy), in jail with a policy that
+# allows everything (bench/allow-all.policy: what any filter costs) and in jail with no filter at
 # all; interleaved repetitions, median time per iteration (measured inside the process, start-up
 # excluded), ratios to outside. Goal: default policy <= 1.05x outside.
 #
@@ -17,9 +18,10 @@ driver=$(build_driver syscall)
 drivers=$(dirname "$driver")
 
 jail=("$JAIL_BIN" -q --no-cwd --ro-bind "$drivers:/bench" --ro-bind "$bench_dir:/src")
-names=("outside" "jail, default policy" "jail, condition on read" "jail --policy none")
+names=("outside" "jail, default policy" "jail, condition on read" "jail, allow-all policy"
+  "jail --policy none")
 prefixes=("" "${jail[*]} --" "${jail[*]} --policy $bench_dir/read-condition.policy --"
-  "${jail[*]} --policy none --")
+  "${jail[*]} --policy $bench_dir/allow-all.policy --" "${jail[*]} --policy none --")
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
