@@ -10,17 +10,18 @@ if [[ ! -x $JAIL_BIN ]]; then
   exit 2
 fi
 
-# build_driver NAME: compiles bench/NAME.cpp (C++) or bench/NAME.c (C) into $build/bench/NAME,
-# again only when the source changed; prints the path.
+# build_driver NAME [LIBS...]: compiles bench/NAME.cpp (C++) or bench/NAME.c (C) into
+# $build/bench/NAME, again only when the source changed; prints the path.
 build_driver() {
   local name=$1 out=$build/bench/$1 src
+  shift
   mkdir -p "$build/bench"
   if [[ -f $bench_dir/$name.cpp ]]; then
     src=$bench_dir/$name.cpp
-    [[ -x $out && $out -nt $src ]] || c++ -std=c++20 -O2 -Wall -Wextra -Werror -o "$out" "$src"
+    [[ -x $out && $out -nt $src ]] || c++ -std=c++20 -O2 -Wall -Wextra -Werror -o "$out" "$src" "$@"
   else
     src=$bench_dir/$name.c
-    [[ -x $out && $out -nt $src ]] || cc -std=c11 -O2 -Wall -Wextra -Werror -o "$out" "$src"
+    [[ -x $out && $out -nt $src ]] || cc -std=c11 -O2 -Wall -Wextra -Werror -o "$out" "$src" "$@"
   fi
   echo "$out"
 }

@@ -3,8 +3,10 @@
 # (bench/syscall.py), outside any jail, in jail with the default policy, in jail with a policy
 # that puts a condition on `read` (bench/read-condition.policy), in jail with a policy that
 # allows everything (bench/allow-all.policy: what any filter costs) and in jail with no filter at
-# all; interleaved repetitions, median time per iteration (measured inside the process, start-up
-# excluded), ratios to outside. Goal: default policy <= 1.05x outside.
+# all, and bwrap loading a small libseccomp filter (bench/seccomp_export.c) for comparison;
+# interleaved repetitions, median CPU time per iteration (measured inside the process: start-up
+# and time spent waiting for a busy CPU excluded), ratios to outside. Goal: default policy
+# <= 1.05x outside.
 #
 #   SYSCALL_REPS=9 SYSCALL_ITERATIONS=2000000 bash bench/syscall.sh
 set -euo pipefail
@@ -16,12 +18,20 @@ iterations=${SYSCALL_ITERATIONS:-1000000}
 py_iterations=${SYSCALL_PY_ITERATIONS:-200000}
 driver=$(build_driver syscall)
 drivers=$(dirname "$driver")
+filter=$(mktemp)
+trap 'rm -f "$filter"' EXIT
+"$(build_driver seccomp_export -lseccomp)" >"$filter"
 
 jail=("$JAIL_BIN" -q --no-cwd --ro-bind "$drivers:/bench" --ro-bind "$bench_dir:/src")
 names=("outside" "jail, default policy" "jail, condition on read" "jail, allow-all policy"
   "jail --policy none")
 prefixes=("" "${jail[*]} --" "${jail[*]} --policy $bench_dir/read-condition.policy --"
   "${jail[*]} --policy $bench_dir/allow-all.policy --" "${jail[*]} --policy none --")
+# The same kernel filter entry without jail: bwrap loading a small libseccomp filter.
+if command -v bwrap >/dev/null; then
+  names+=("bwrap + libseccomp filter")
+  prefixes+=("bwrap ${bwrap_all[*]} --ro-bind $drivers /bench --ro-bind $bench_dir /src --seccomp 9")
+fi
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -37,12 +47,12 @@ measure() {
         value=$($outside)
       else
         # Paths contain no spaces (checked below), so word splitting is what we want here.
-        value=$(${prefixes[$v]} $inside)
+        value=$(${prefixes[$v]} $inside 9<"$filter")
       fi
       times[$v]+="$value "
     done
   done
-  echo "$label: ns per iteration (getppid + read), median of $reps, $(load_line)"
+  echo "$label: CPU ns per iteration (getppid + read), median of $reps, $(load_line)"
   local base
   base=$(median ${times[0]})
   for ((v = 0; v < n; v++)); do
