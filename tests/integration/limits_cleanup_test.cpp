@@ -4,6 +4,8 @@
 // Other sessions may run jail at the same time, so a leftover cgroup counts as ours only if it
 // carries the pid of a jail this test started (jail-<pid>-<hex>).
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -307,6 +309,49 @@ TEST_F(LimitsCleanup, CallerSignalsLeaveNoCgroup) {
   }
   EXPECT_EQ(processes_with(std::string("sleep") + '\0' + marker), 0)
       << "a tool outlived the jail its caller signalled";
+}
+
+// `kill -9 jail` leaves jail no moment to remove its cgroup; the next jail under the same parent
+// removes it once it is empty and old enough, and leaves alone what a live process made.
+TEST_F(LimitsCleanup, KilledJailsCgroupIsRemovedByTheNextJail) {
+  RunOptions options;
+  options.cwd = cwd_.path();
+  std::vector<std::string> left;
+  {
+    JailProcess jail({"--memory", "64M", "--", "sh", "-c", "echo up; exec sleep 30"}, options);
+    ASSERT_TRUE(jail.wait_for_stdout("up", 10s));
+    ASSERT_EQ(kill(jail.pid(), SIGKILL), 0);
+    (void)jail.wait(10s);
+    for (const std::string& dir : jail_cgroups_anywhere()) {
+      if (pid_of(dir) == jail.pid()) left.push_back(dir);
+    }
+  }
+  ASSERT_FALSE(left.empty()) << "a SIGKILLed jail cannot remove its cgroup; expected one left";
+  for (const std::string& dir : left) {
+    const auto until = Clock::now() + 10s;  // the tool dies after its jail (the go pipe)
+    for (std::optional<std::string> procs; (procs = read_file(dir + "/cgroup.procs")) &&
+                                           !trim(*procs).empty() && Clock::now() < until;) {
+      usleep(20000);
+    }
+    // As if it had been left a while ago: younger ones may be a jail that is just starting.
+    const timespec old[2] = {{1577836800, 0}, {1577836800, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, dir.c_str(), old, 0), 0) << dir;
+  }
+  // One of a live process (this test) stays, however old.
+  const std::string parent = left.front().substr(0, left.front().rfind('/'));
+  const std::string alive = parent + "/jail-" + std::to_string(getpid()) + "-0123456789abcdef";
+  ASSERT_EQ(mkdir(alive.c_str(), 0755), 0) << alive;
+  const timespec old[2] = {{1577836800, 0}, {1577836800, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, alive.c_str(), old, 0), 0);
+
+  const RunResult next = run_jail({"--memory", "64M", "--", "true"}, options);
+  EXPECT_EQ(next.exit_code, 0) << describe(next);
+  for (const std::string& dir : left) {
+    EXPECT_NE(access(dir.c_str(), F_OK), 0) << dir << " left by the killed jail is still there";
+    rmdir(dir.c_str());
+  }
+  EXPECT_EQ(access(alive.c_str(), F_OK), 0) << "a live process's cgroup must stay";
+  EXPECT_EQ(rmdir(alive.c_str()), 0);
 }
 
 }  // namespace

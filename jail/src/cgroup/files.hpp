@@ -32,6 +32,9 @@ std::vector<pid_t> procs(const std::string& dir);
 // A cgroup name nobody can guess: jail-<pid>-<16 hex digits from getrandom>.
 std::string unique_name();
 
+// Removes the empty cgroups under `parent` that dead jails left (see stale.cpp).
+void remove_stale_jails(const std::string& parent);
+
 // Parsing, kept free of I/O so tests can feed it strings.
 // The value of `key` in a "key value\n" file (cpu.stat, memory.events, pids.events, ...).
 std::optional<uint64_t> keyed(std::string_view text, std::string_view key);

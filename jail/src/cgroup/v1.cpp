@@ -85,6 +85,7 @@ void setup(Group::State& state, const Limits& limits,
       continue;
     }
     const std::string path = parent + "/" + name;
+    files::remove_stale_jails(parent);
     if (::mkdir(path.c_str(), 0755) != 0) {
       const int err = errno;
       if (want.required) fail(step, err, fmt::format("create {}", path), advice_for(err));

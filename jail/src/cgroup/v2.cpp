@@ -90,6 +90,7 @@ void setup(Group::State& state, const Limits& limits,
 
   const std::string name = files::unique_name();
   const std::string leaf = parent + "/" + name;
+  files::remove_stale_jails(parent);
   if (::mkdir(leaf.c_str(), 0755) != 0) {
     const int err = errno;
     if (limits.any()) fail("cgroup create", err, fmt::format("create {}", leaf), advice_for(err));
