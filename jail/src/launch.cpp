@@ -31,6 +31,7 @@
 #include "runsc/sandbox.hpp"
 #include "seccomp/lookup_policy.hpp"
 #include "seccomp/prepare.hpp"
+#include "spawn_support.hpp"
 #include "spec_check.hpp"
 
 namespace jail {
@@ -71,20 +72,6 @@ void locate_caller_strings(child::Plan& plan) {
     plan.caller_env = reinterpret_cast<char*>(env_start);
     plan.caller_env_len = env_end - env_start;
   }
-}
-
-struct Pipe {
-  UniqueFd read;
-  UniqueFd write;
-};
-
-Pipe make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    const int err = errno;
-    throw Error("pipe", err, fmt::format("cannot create the handshake pipe: {}", std::strerror(err)));
-  }
-  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
 // One record per message, never torn, and able to carry the pty master and seccomp listener.
@@ -136,26 +123,6 @@ std::string clone_failure_message(int err) {
   return text;
 }
 
-void kill_and_reap(int pidfd, pid_t pid) {
-  ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
-  int status = 0;
-  while (::waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {
-  }
-}
-
-// A cgroup for the limits asked for, and for accounting when none were. Without limits, a host
-// where no cgroup can be made (a non-root caller without delegation) still runs the tool.
-cgroup::Group make_cgroup(const Spec& spec) {
-  const cgroup::Limits limits{spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus};
-  try {
-    return cgroup::Group::create(limits, spec.cgroup_parent);
-  } catch (const cgroup::Error& error) {
-    if (limits.any()) throw;
-    jail::log().debug("no cgroup for accounting: {}", error.what());
-    return {};
-  }
-}
-
 }  // namespace
 
 Process launch(const Spec& spec) {
@@ -202,30 +169,11 @@ Process launch(const Spec& spec) {
   plan.pty_fds = pty.fds;
 
   // The tool's ends of its stdio, when they are not the caller's own; closed here after clone.
-  std::array<UniqueFd, 3> child_stdio;
   auto state = std::make_unique<Process::State>();
-  if (spec.stdio == Stdio::pipe) {
-    for (int fd = 0; fd <= 2; ++fd) {
-      Pipe pipe = make_pipe();
-      const bool tool_reads = fd == 0;
-      child_stdio[fd] = std::move(tool_reads ? pipe.read : pipe.write);
-      state->stdio_pipes[fd] = std::move(tool_reads ? pipe.write : pipe.read);
-    }
-  } else if (spec.max_output_bytes) {
-    for (int fd = 1; fd <= 2; ++fd) {
-      Pipe pipe = make_pipe();
-      child_stdio[fd] = std::move(pipe.write);
-      state->output_sources[fd - 1] = std::move(pipe.read);
-    }
-    state->max_output_bytes = spec.max_output_bytes;
-  }
-  if (spec.input == Input::none) {
-    child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    state->stdio_pipes[0].reset();
-  }
+  std::array<UniqueFd, 3> child_stdio = plumb_stdio(spec, *state);
   for (int fd = 0; fd <= 2; ++fd) plan.stdio_fds[fd] = child_stdio[fd].get();
 
-  Pipe go = make_pipe();
+  Pipe go = make_pipe("the handshake pipe");
   Pipe report = make_report_socket();
   plan.go_fd = go.read.get();
   plan.report_fd = report.write.get();
@@ -255,11 +203,7 @@ Process launch(const Spec& spec) {
   int pidfd = -1;
   args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
   args.exit_signal = SIGCHLD;
-  if (state->cgroup.v2_fd() >= 0) {
-    // On v2 the child is born inside its cgroup: no moment outside the limits.
-    args.flags |= CLONE_INTO_CGROUP;
-    args.cgroup = static_cast<std::uint64_t>(state->cgroup.v2_fd());
-  }
+  clone_into(args, state->cgroup);
 
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &args, sizeof args);

@@ -25,6 +25,7 @@
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
 #include "seccomp/oci_export.hpp"
+#include "spawn_support.hpp"
 #include "spec_check.hpp"
 
 namespace jail {
@@ -111,14 +112,7 @@ Process launch_runsc(const Spec& spec) {
   oci::write_bundle(spec, sandbox.bundle(), seccomp);
   std::filesystem::create_directories(sandbox.state_root());
 
-  const cgroup::Limits limits{spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus};
-  if (limits.any() || ::access("/sys/fs/cgroup", F_OK) == 0) {
-    try {
-      state->cgroup = cgroup::Group::create(limits, spec.cgroup_parent);
-    } catch (const cgroup::Error&) {
-      if (limits.any()) throw;
-    }
-  }
+  state->cgroup = make_cgroup(spec);
 
   // gVisor's own threads count against the jail's pids and memory limits: give it headroom
   // (see the README). jail owns the cgroup; runsc is told to leave cgroups alone.
@@ -131,26 +125,8 @@ Process launch_runsc(const Spec& spec) {
   argv.words.push_back(sandbox.id());
   static char* const envp[] = {const_cast<char*>("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nullptr};
 
-  std::array<UniqueFd, 3> child_stdio;
-  if (spec.stdio == Stdio::pipe) {
-    for (int fd = 0; fd <= 2; ++fd) {
-      int ends[2];
-      if (::pipe2(ends, O_CLOEXEC) != 0) throw Error("pipe", errno, "cannot create a stdio pipe");
-      const bool tool_reads = fd == 0;
-      child_stdio[fd].reset(tool_reads ? ends[0] : ends[1]);
-      state->stdio_pipes[fd].reset(tool_reads ? ends[1] : ends[0]);
-    }
-  } else if (spec.max_output_bytes) {
-    // The same capped relay as a native run: runsc writes into pipes the supervisor drains.
-    for (int fd = 1; fd <= 2; ++fd) {
-      int ends[2];
-      if (::pipe2(ends, O_CLOEXEC) != 0) throw Error("pipe", errno, "cannot create an output pipe");
-      child_stdio[fd].reset(ends[1]);
-      state->output_sources[fd - 1].reset(ends[0]);
-    }
-    state->max_output_bytes = spec.max_output_bytes;
-  }
-  if (spec.input == Input::none) child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  // The same stdio as a native run: runsc's own stdio is the tool's.
+  const std::array<UniqueFd, 3> child_stdio = plumb_stdio(spec, *state);
   const int stdio[3] = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()};
   char* const* args = argv.data();
 
@@ -159,10 +135,7 @@ Process launch_runsc(const Spec& spec) {
   clone.flags = CLONE_PIDFD;
   clone.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
   clone.exit_signal = SIGCHLD;
-  if (state->cgroup.v2_fd() >= 0) {
-    clone.flags |= CLONE_INTO_CGROUP;
-    clone.cgroup = static_cast<std::uint64_t>(state->cgroup.v2_fd());
-  }
+  clone_into(clone, state->cgroup);
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);
   if (pid == 0) exec_prepared(args[0], args, envp, stdio);
@@ -172,9 +145,7 @@ Process launch_runsc(const Spec& spec) {
   try {
     state->cgroup.attach(state->pid);
   } catch (...) {
-    ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
-    int status = 0;
-    ::waitpid(state->pid, &status, 0);
+    kill_and_reap(pidfd, state->pid);
     throw;
   }
   state->limits = spec.limits;
