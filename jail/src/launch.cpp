@@ -195,6 +195,15 @@ Process launch(const Spec& spec) {
   state->limits = spec.limits;
   state->dry_run = std::move(recorder);
   state->cgroup = make_cgroup(spec);
+  // v1: the child joins by itself, first thing after the go byte (child/init.cpp).
+  std::vector<UniqueFd> cgroup_tasks = state->cgroup.open_v1_tasks();
+  if (cgroup_tasks.size() > child::Plan::kMaxCgroupTasks) {
+    throw Error("cgroup attach", E2BIG,
+                fmt::format("the jail's cgroup spans {} v1 hierarchies; at most {} are supported",
+                            cgroup_tasks.size(), child::Plan::kMaxCgroupTasks));
+  }
+  for (std::size_t i = 0; i < cgroup_tasks.size(); ++i) plan.cgroup_tasks_fds[i] = cgroup_tasks[i].get();
+  plan.cgroup_tasks_count = cgroup_tasks.size();
   timeline.mark(child::Phase::cgroup_created);
 
   clone_args args{};
@@ -218,10 +227,12 @@ Process launch(const Spec& spec) {
   go.read.reset();
   report.write.reset();
   for (auto& fd : child_stdio) fd.reset();
+  cgroup_tasks.clear();
 
   try {
-    // v1: placed while it still waits for the go byte, before it can run anything.
-    state->cgroup.attach(state->pid);
+    // v2 without CLONE_INTO_CGROUP: placed while it still waits for the go byte, before it can
+    // run anything. v1: it joins by itself (above).
+    if (plan.cgroup_tasks_count == 0) state->cgroup.attach(state->pid);
     write_id_maps(state->pid, identity);
     timeline.mark(child::Phase::id_maps_written);
   } catch (...) {

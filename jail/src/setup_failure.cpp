@@ -126,6 +126,11 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
                        : "");
       return failure;
     }
+    case Step::cgroup_attach:
+      failure.message = fmt::format(
+          "cannot join the jail's cgroup: {}: refusing to run the tool outside its limits",
+          errno_text(err));
+      return failure;
     case Step::seccomp:
       failure.message = fmt::format(
           "cannot install the seccomp filter: {}: refusing to run the tool unfiltered",

@@ -37,6 +37,7 @@ std::string_view step_name(Step step) {
     case Step::rlimits: return "rlimits";
     case Step::seccomp: return "seccomp";
     case Step::exec: return "exec";
+    case Step::cgroup_attach: return "cgroup attach";
   }
   return "unknown";
 }

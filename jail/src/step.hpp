@@ -41,6 +41,7 @@ enum class Step : std::int32_t {
   rlimits,
   seccomp,
   exec,
+  cgroup_attach,  // v1: the init joining its cgroups, first thing after the go byte
 };
 
 [[nodiscard]] std::string_view step_name(Step);

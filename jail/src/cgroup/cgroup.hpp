@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "jail/error.hpp"
+#include "../unique_fd.hpp"
 
 namespace jail::cgroup {
 
@@ -131,6 +132,13 @@ class Group {
   // the leaf (CLONE_INTO_CGROUP). Throws Error when a write fails: the launcher must then kill
   // the child, since its limits would not hold.
   void attach(pid_t pid);
+
+  // v1: each hierarchy's `tasks` file, open for writing, for the child to join its cgroups
+  // itself by writing "0" (see child/init.cpp) instead of attach(). A task moving itself takes
+  // no threadgroup lock, so it waits for no RCU grace period: 5-15 ms less per start on this
+  // kind of host than the parent writing the child's pid. Empty for v2 and empty groups.
+  // Throws Error when a file cannot be opened.
+  [[nodiscard]] std::vector<UniqueFd> open_v1_tasks() const;
 
   // Reads the accounting files. Also records memory.current for the peak where the kernel keeps
   // no peak of its own, so the supervisor may call it (or sample_memory()) on a timer.

@@ -202,6 +202,11 @@ void Group::attach(pid_t pid) {
   }
 }
 
+std::vector<UniqueFd> Group::open_v1_tasks() const {
+  if (!state_ || state_->version != 1) return {};
+  return v1::open_tasks(*state_);
+}
+
 Usage Group::usage() const {
   if (!state_) return {};
   sample_memory();

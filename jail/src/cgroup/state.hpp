@@ -49,6 +49,7 @@ namespace v1 {
 void setup(Group::State& state, const Limits& limits,
            const std::optional<std::string>& parent_override, const Layout& layout);
 void attach(const Group::State& state, pid_t pid);
+std::vector<UniqueFd> open_tasks(const Group::State& state);
 Usage usage(const Group::State& state);
 }  // namespace v1
 

@@ -1,7 +1,9 @@
 // cgroup v1 (and the v1 side of hybrid mode): one directory per hierarchy in use.
 //
-// v1 has no CLONE_INTO_CGROUP for jail's purposes and no cgroup.kill, so the child is attached
-// by pid while it waits on the handshake, and killed pid by pid (group.cpp).
+// v1 has no CLONE_INTO_CGROUP for jail's purposes and no cgroup.kill, so the child joins its
+// cgroups itself through `tasks` files opened here (or is attached by pid), before it runs
+// anything, and is killed pid by pid (group.cpp).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,6 +133,20 @@ void attach(const Group::State& state, pid_t pid) {
       fail("cgroup attach", err, fmt::format("write pid {} to {}", pid, path), advice_for(err));
     }
   }
+}
+
+std::vector<UniqueFd> open_tasks(const Group::State& state) {
+  std::vector<UniqueFd> fds;
+  for (const auto& dir : state.dirs) {
+    const std::string path = dir.path + "/tasks";
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.valid()) {
+      const int err = errno;
+      fail("cgroup attach", err, fmt::format("open {} for writing", path), advice_for(err));
+    }
+    fds.push_back(std::move(fd));
+  }
+  return fds;
 }
 
 Usage usage(const Group::State& state) {

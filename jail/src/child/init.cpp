@@ -34,7 +34,6 @@
 namespace jail::child {
 namespace {
 
-
 // Everything the caller's process had open (other jails' pipes, a library host's sockets) is
 // closed before anything else happens; only stdio and the two handshake pipes stay.
 void close_inherited_fds(const Plan& plan) {
@@ -49,16 +48,24 @@ void close_inherited_fds(const Plan& plan) {
       fail(plan, Step::close_inherited_fds, EBADF);
     }
   }
-  unsigned keep[] = {static_cast<unsigned>(plan.go_fd), static_cast<unsigned>(plan.report_fd)};
-  std::sort(std::begin(keep), std::end(keep));
+  unsigned keep[2 + Plan::kMaxCgroupTasks];
+  std::size_t kept = 0;
+  keep[kept++] = static_cast<unsigned>(plan.go_fd);
+  keep[kept++] = static_cast<unsigned>(plan.report_fd);
+  for (std::size_t i = 0; i < plan.cgroup_tasks_count; ++i) {
+    keep[kept++] = static_cast<unsigned>(plan.cgroup_tasks_fds[i]);
+  }
+  std::sort(keep, keep + kept);
   unsigned next = 3;
-  for (const unsigned fd : keep) {
+  for (std::size_t i = 0; i < kept; ++i) {
+    const unsigned fd = keep[i];
     if (fd > next && ::syscall(SYS_close_range, next, fd - 1, 0) != 0) {
       fail(plan, Step::close_inherited_fds, errno);
     }
     next = std::max(next, fd + 1);
   }
-  if (::syscall(SYS_close_range, next, UINT_MAX, 0) != 0) fail(plan, Step::close_inherited_fds, errno);
+  if (::syscall(SYS_close_range, next, UINT_MAX, 0) != 0)
+    fail(plan, Step::close_inherited_fds, errno);
 }
 
 void wait_for_parent(const Plan& plan) {
@@ -69,6 +76,20 @@ void wait_for_parent(const Plan& plan) {
   } while (n < 0 && errno == EINTR);
   // EOF: the parent died before finishing the id maps; there is nobody to report to.
   if (n != 1) ::_exit(kSetupFailedStatus);
+}
+
+// A task writing 0 to a v1 `tasks` file moves itself, which needs no threadgroup lock and so no
+// RCU grace period (the parent writing our pid to cgroup.procs waits for one: 5-15 ms here).
+// The init is single-threaded, so this moves all of it; everything it forks inherits the cgroup.
+void join_cgroups(const Plan& plan) {
+  for (std::size_t i = 0; i < plan.cgroup_tasks_count; ++i) {
+    ssize_t n;
+    do {
+      n = ::write(plan.cgroup_tasks_fds[i], "0", 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1) fail(plan, Step::cgroup_attach, n < 0 ? errno : EIO);
+    ::close(plan.cgroup_tasks_fds[i]);
+  }
 }
 
 void bring_loopback_up(const Plan& plan) {
@@ -140,6 +161,8 @@ void run(Plan& plan) {
   if (plan.caller_env != nullptr) std::memset(plan.caller_env, 0, plan.caller_env_len);
   close_inherited_fds(plan);
   wait_for_parent(plan);
+  // Before anything else: the jail's limits hold for all it does from here on.
+  join_cgroups(plan);
   mark(plan, Phase::released);
   build_root(plan);
   if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);

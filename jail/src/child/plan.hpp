@@ -88,6 +88,12 @@ struct Plan {
   char* caller_env = nullptr;
   std::size_t caller_env_len = 0;
 
+  // v1 cgroups: the `tasks` file of each hierarchy, open for writing; the init writes "0" to
+  // each right after the go byte, before anything else, and closes them.
+  static constexpr std::size_t kMaxCgroupTasks = 16;
+  int cgroup_tasks_fds[kMaxCgroupTasks] = {};
+  std::size_t cgroup_tasks_count = 0;
+
   bool trace_timing = false;  // send a timing record at each Phase (child/timing.hpp)
 
   int go_fd = -1;      // parent -> child: one byte when uid/gid maps are written; EOF = parent gone
