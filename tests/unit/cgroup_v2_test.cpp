@@ -29,11 +29,16 @@ pid_t clone_into(int cgroup_fd, int spin_ms, bool then_pause) {
   args.cgroup = static_cast<uint64_t>(cgroup_fd);
   const long pid = ::syscall(SYS_clone3, &args, sizeof args);
   if (pid == 0) {
-    const auto start = std::chrono::steady_clock::now();
+    // Spins for spin_ms of its own CPU time, not wall time: on a busy machine a wall-clock spin
+    // may get far less CPU than the accounting check below expects.
+    const auto cpu_ms = [] {
+      timespec now{};
+      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+      return now.tv_sec * 1000 + now.tv_nsec / 1'000'000;
+    };
+    const auto start = cpu_ms();
     volatile uint64_t spins = 0;
-    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(spin_ms)) {
-      spins = spins + 1;
-    }
+    while (cpu_ms() - start < spin_ms) spins = spins + 1;
     if (then_pause) ::pause();
     ::_exit(0);
   }
