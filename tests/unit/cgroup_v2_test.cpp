@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 
 #include <cerrno>
+#include <ctime>
 
 #include <gtest/gtest.h>
 
