@@ -1,6 +1,7 @@
 #include "spawn_support.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,24 @@ Pipe make_pipe(const char* what) {
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
+namespace {
+
+bool is_regular_file(int fd) {
+  struct stat info {};
+  return ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// gVisor writes to a donated regular file at an offset of its own, not the open file's shared
+// one: in `{ jail --runtime runsc -- echo hi; echo after; } > out` the caller's next write lands
+// over the tool's output ("hi" lost; `runsc do` loses it too). Relayed through a pipe, the
+// supervisor's writes move the shared offset as any process's would.
+bool relay_for_runsc(const Spec& spec) {
+  return spec.runtime == Runtime::runsc && spec.stdio == Stdio::inherit && !spec.max_output_bytes &&
+         (is_regular_file(STDOUT_FILENO) || is_regular_file(STDERR_FILENO));
+}
+
+}  // namespace
+
 std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state) {
   std::array<UniqueFd, 3> child_stdio;
   if (spec.stdio == Stdio::pipe) {
@@ -34,14 +53,14 @@ std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state) {
       child_stdio[fd] = std::move(tool_reads ? pipe.read : pipe.write);
       state.stdio_pipes[fd] = std::move(tool_reads ? pipe.write : pipe.read);
     }
-  } else if (spec.max_output_bytes) {
-    // The supervisor drains these and stops relaying at the cap.
+  } else if (spec.max_output_bytes || relay_for_runsc(spec)) {
+    // The supervisor drains these and stops relaying at the cap (none for the runsc relay).
     for (int fd = 1; fd <= 2; ++fd) {
       Pipe pipe = make_pipe("an output pipe");
       child_stdio[fd] = std::move(pipe.write);
       state.output_sources[fd - 1] = std::move(pipe.read);
     }
-    state.max_output_bytes = spec.max_output_bytes;
+    state.max_output_bytes = spec.max_output_bytes.value_or(UINT64_MAX);
   }
   if (spec.input == Input::none) {
     child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -47,6 +49,24 @@ TEST_F(Runsc, EchoAndExitCodes) {
   EXPECT_EQ(three.exit_code, 3) << describe(three);
   RunResult signaled = runsc({"--no-cwd", "--", "sh", "-c", "kill -USR1 $$"});
   EXPECT_EQ(signaled.exit_code, 138) << describe(signaled);
+}
+
+// A regular file as stdout, shared with the caller who writes after jail: gVisor writes donated
+// files at an offset of its own, so without jail's relay the caller's next line overwrites the
+// tool's output (as it does with `runsc do`).
+TEST_F(Runsc, FileStdoutKeepsItsSharedOffset) {
+  TempDir work;
+  const std::string path = work / "out.txt";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "before\n", 7), 7);
+  RunOptions options;
+  options.stdout_fd = fd;
+  RunResult r = runsc({"--no-cwd", "--", "sh", "-c", "echo one; echo two"}, options);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_EQ(::write(fd, "after\n", 6), 6);
+  ::close(fd);
+  EXPECT_EQ(read_file(path), "before\none\ntwo\nafter\n");
 }
 
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {

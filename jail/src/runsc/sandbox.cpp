@@ -81,7 +81,13 @@ RunscSandbox::RunscSandbox(std::string runsc, TempDir dir, std::string id)
     : runsc_(std::move(runsc)), dir_(std::move(dir)), id_(std::move(id)) {}
 
 RunscSandbox::~RunscSandbox() {
-  run_quietly(Argv{{runsc_, "--root", state_root(), "delete", "--force", id_}});
+  // `runsc run` that ends by itself destroys its container and leaves the state root empty; a
+  // run that was killed, or never started, leaves state behind and maybe a sandbox: only then
+  // is `delete --force` needed (another runsc process: ~45 ms of every start-up measured here).
+  std::error_code error;
+  if (!std::filesystem::is_empty(state_root(), error) || error) {
+    run_quietly(Argv{{runsc_, "--root", state_root(), "delete", "--force", id_}});
+  }
 }
 
 std::string RunscSandbox::bundle() const { return (dir_.path() / "bundle").string(); }
