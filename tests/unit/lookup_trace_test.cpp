@@ -1,6 +1,7 @@
 // Spec::lookups through the library: the Result names the paths the tool looked up (absolute,
 // relative ones joined to the cwd or to the directory fd they started from), while the policy's
 // decisions stay exactly what they were — an allowed lookup is not a denial, a refused one is.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,6 +77,10 @@ TEST(LookupTrace, ARefusedLookupIsRecordedAndStillRefused) {
   spec.stdio = jail::Stdio::pipe;
   jail::Process process = jail::launch(spec);
   process.close_stdin();
+  // Non-blocking: wait_for is what answers the traced lookups, so a read blocking on an empty
+  // pipe while the tool waits for an answer would never end (seen in the ASan build, where the
+  // tool is slower than the 20 ms wait).
+  ::fcntl(process.stdout_fd(), F_SETFL, ::fcntl(process.stdout_fd(), F_GETFL) | O_NONBLOCK);
   std::string out;
   std::optional<jail::Result> result;
   char buffer[256];
