@@ -9,13 +9,8 @@
 set -euo pipefail
 
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$bench_dir")
-build=${JAIL_BUILD_DIR:-$repo/build}
-jail=${JAIL_BIN:-$build/jail}
-if [[ ! -x $jail ]]; then
-  echo "learn: no jail binary at $jail (run bench/run.sh, which builds it)" >&2
-  exit 2
-fi
+source "$bench_dir/lib.sh"
+jail=$JAIL_BIN
 small=${LEARN_CALLS:-10000}  # loop iterations of the small workload; the large one is 4×
 reps=${LEARN_REPS:-7}
 
