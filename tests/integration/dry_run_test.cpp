@@ -313,6 +313,16 @@ TEST_P(DryRun, SessionDirInsideTheProjectIsAClearError) {
   EXPECT_FALSE(fs::exists(project_ + "/.sessions"));
 }
 
+// A run jail could not set up ran no tool: no session is left to review or to clean up.
+TEST_P(DryRun, SetupFailureLeavesNoSession) {
+  RunOptions options;
+  options.cwd = project_;
+  const RunResult r = run({"--dry-run", "--session-dir", sessions_, "--cwd", "/no/such/dir", "--", "true"}, options);
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_TRUE(fs::is_empty(sessions_)) << "a failed start left a session behind";
+  EXPECT_EQ(r.err.find("dry run: the host is unchanged"), std::string::npos) << describe(r);
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(DryRun);
 
 }  // namespace

@@ -154,7 +154,18 @@ const Layer* Recorder::layer_for_mount(std::size_t index) const {
   return found == layers_.end() ? nullptr : &found->second;
 }
 
+Recorder::~Recorder() {
+  std::error_code absent;
+  if (finished_ || !fs::exists(manifest_.session.dir, absent)) return;
+  try {
+    discard(manifest_.session);
+  } catch (const std::exception& error) {
+    jail::log().error("dry run {}: cannot remove the unused session: {}", manifest_.session.id, error.what());
+  }
+}
+
 DryRunSession Recorder::finish() noexcept {
+  finished_ = true;
   Session& session = manifest_.session;
   DryRunSession out{session.id, session.dir, 0};
   try {

@@ -33,7 +33,15 @@ class Recorder {
   // manifest. Never throws: a failure is logged and the session is still reported.
   [[nodiscard]] DryRunSession finish() noexcept;
 
+  Recorder() = default;
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  // A session whose run never finished (jail could not set it up) holds nothing to review:
+  // it is removed, so a failed start leaves nothing behind in the sessions directory.
+  ~Recorder();
+
  private:
+  bool finished_ = false;
   Manifest manifest_;
   std::map<std::size_t, Layer> layers_;  // by index into spec.mounts
   Baseline start_;                       // lstat of every entry below each bound directory
