@@ -317,7 +317,8 @@ TEST_P(DryRun, SessionDirInsideTheProjectIsAClearError) {
 TEST_P(DryRun, SetupFailureLeavesNoSession) {
   RunOptions options;
   options.cwd = project_;
-  const RunResult r = run({"--dry-run", "--session-dir", sessions_, "--cwd", "/no/such/dir", "--", "true"}, options);
+  const RunResult r = run(
+      {"--dry-run", "--session-dir", sessions_, "--cwd", "/no/such/dir", "--", "true"}, options);
   EXPECT_EQ(r.exit_code, 125) << describe(r);
   EXPECT_TRUE(fs::is_empty(sessions_)) << "a failed start left a session behind";
   EXPECT_EQ(r.err.find("dry run: the host is unchanged"), std::string::npos) << describe(r);

@@ -160,7 +160,8 @@ Recorder::~Recorder() {
   try {
     discard(manifest_.session);
   } catch (const std::exception& error) {
-    jail::log().error("dry run {}: cannot remove the unused session: {}", manifest_.session.id, error.what());
+    jail::log().error("dry run {}: cannot remove the unused session: {}", manifest_.session.id,
+                      error.what());
   }
 }
 
