@@ -98,19 +98,6 @@ std::set<std::string> entries(const std::string& dir, const std::string& prefix)
   return names;
 }
 
-int processes_with(const std::string& marker) {
-  int count = 0;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return -1;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::optional<std::string> cmdline = read_file(std::string("/proc/") + e->d_name + "/cmdline");
-    if (cmdline && cmdline->find(marker) != std::string::npos) ++count;
-  }
-  closedir(proc);
-  return count;
-}
-
 struct Kind {
   std::string name;
   std::vector<std::string> args;  // after the status file, before nothing: the whole command

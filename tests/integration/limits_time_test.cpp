@@ -27,20 +27,6 @@ std::string text(const json& s, const char* key) {
   return s[key].get<std::string>();
 }
 
-// Host processes whose command line contains `marker` (an argument no one else uses).
-int processes_with(const std::string& marker) {
-  int count = 0;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return -1;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::optional<std::string> cmdline = read_file(std::string("/proc/") + e->d_name + "/cmdline");
-    if (cmdline && cmdline->find(marker) != std::string::npos) ++count;
-  }
-  closedir(proc);
-  return count;
-}
-
 class LimitsTime : public CallerTest {
  protected:
   struct Run {

@@ -1,5 +1,6 @@
 #include "run_jail.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -246,6 +247,19 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+int processes_with(const std::string& marker) {
+  int count = 0;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return -1;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::optional<std::string> cmdline = read_file(std::string("/proc/") + e->d_name + "/cmdline");
+    if (cmdline && cmdline->find(marker) != std::string::npos) ++count;
+  }
+  closedir(proc);
+  return count;
 }
 
 std::vector<std::string> split_lines(std::string_view text) {

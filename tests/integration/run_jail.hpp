@@ -114,6 +114,9 @@ class TempDir {
 void write_file(const std::string& path, std::string_view content, mode_t mode = 0644);
 // The whole file, or std::nullopt if it cannot be read.
 std::optional<std::string> read_file(const std::string& path);
+// Host processes whose command line contains `marker` (an argument no one else uses); -1 when
+// /proc cannot be read.
+int processes_with(const std::string& marker);
 std::vector<std::string> split_lines(std::string_view text);
 // Joins argument lists: concat({probe_mount(), {"--", probe("list_fds")}}).
 std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> parts);
