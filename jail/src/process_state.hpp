@@ -65,6 +65,8 @@ struct Process::State {
   std::unique_ptr<Supervisor> supervisor;  // made by the first wait/wait_for
   // With Runtime::runsc: the sandbox's bundle, state and id; the pidfd is `runsc run`'s.
   std::unique_ptr<RunscSandbox> runsc;
+  // With runsc and a policy: the read end of runsc's debug log, where gVisor's denials are.
+  UniqueFd runsc_debug_log;
   bool waited = false;
   int signal_sent = 0;  // the last signal sent through kill()
   std::chrono::steady_clock::time_point started;

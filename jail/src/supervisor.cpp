@@ -18,13 +18,13 @@
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
+#include "runsc/sandbox.hpp"
 
 #include "jail/error.hpp"
 #include "jail/signals.hpp"
 
 namespace jail {
 namespace {
-
 
 UniqueFd forwarding_signalfd(bool pty) {
   sigset_t set;
@@ -49,6 +49,10 @@ Supervisor::Supervisor(Process::State& state) : state_(state) {
                                             std::move(state_.output_sources[1]), STDOUT_FILENO,
                                             STDERR_FILENO, *state_.max_output_bytes);
   }
+  if (state_.runsc_debug_log.valid()) {
+    runsc_denials_ =
+        std::make_unique<RunscDenialLog>(std::move(state_.runsc_debug_log), state_.policy);
+  }
 }
 
 int Supervisor::poll_timeout(std::optional<Clock::time_point> until) const {
@@ -64,7 +68,7 @@ void Supervisor::on_deadline() {
   if (!timed_out_) {
     timed_out_ = true;
     jail::log().info("timeout after {} ms: SIGTERM to the tool, SIGKILL in {} ms",
-                 state_.limits.timeout->count(), state_.limits.kill_grace.count());
+                     state_.limits.timeout->count(), state_.limits.kill_grace.count());
     send_signal(state_, SIGTERM);
     next_deadline_ = Clock::now() + state_.limits.kill_grace;
   } else {
@@ -79,14 +83,27 @@ void Supervisor::on_deadline() {
 
 void Supervisor::on_reports() {
   state_.reports.drain();
-  if (UniqueFd listener = state_.reports.take(child::ReportKind::seccomp_listener); listener.valid()) {
+  if (UniqueFd listener = state_.reports.take(child::ReportKind::seccomp_listener);
+      listener.valid()) {
     denials_ = std::make_unique<DenialHandler>(
         std::move(listener), state_.policy, state_.learn,
         state_.lookups == LookupTrace::record ? std::make_unique<LookupRecorder>(state_.jail_mounts)
                                               : nullptr);
   }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
-    terminal_ = std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output);
+    terminal_ =
+        std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output);
+  }
+}
+
+void Supervisor::on_runsc_log() {
+  runsc_denials_->on_readable();
+  if (runsc_denials_->kill_denial() && !ended_for_violation_) {
+    // As a native jail ends on a call its policy kills: the whole sandbox, not just the thread
+    // gVisor sent SIGSYS (which the tool may catch). jail owns the cgroup runsc runs in.
+    ended_for_violation_ = true;
+    send_signal(state_, SIGKILL);
+    state_.cgroup.kill_all();
   }
 }
 
@@ -104,15 +121,18 @@ void Supervisor::on_signals() {
 
 bool Supervisor::run(std::optional<Clock::time_point> until) {
   while (!ended_) {
-    // Slots: init, reports, signals, seccomp listener, pty master, caller input, stdout, stderr.
-    std::array<pollfd, 8> fds{{{state_.pidfd.get(), POLLIN, 0},
-                               {state_.reports.fd(), POLLIN, 0},
-                               {signals_.get(), POLLIN, 0},
-                               {denials_ ? denials_->fd() : -1, POLLIN, 0},
-                               {terminal_ ? terminal_->master() : -1, POLLIN, 0},
-                               {terminal_ ? terminal_->input() : -1, POLLIN, 0},
-                               output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
-                               output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0}}};
+    // Slots: init, reports, signals, seccomp listener, pty master, caller input, stdout, stderr,
+    // runsc's debug log.
+    std::array<pollfd, 9> fds{
+        {{state_.pidfd.get(), POLLIN, 0},
+         {state_.reports.fd(), POLLIN, 0},
+         {signals_.get(), POLLIN, 0},
+         {denials_ ? denials_->fd() : -1, POLLIN, 0},
+         {terminal_ ? terminal_->master() : -1, POLLIN, 0},
+         {terminal_ ? terminal_->input() : -1, POLLIN, 0},
+         output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
+         output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0},
+         {runsc_denials_ && runsc_denials_->open() ? runsc_denials_->fd() : -1, POLLIN, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), poll_timeout(until));
     if (ready < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));
@@ -130,6 +150,7 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     if (fds[5].revents != 0) terminal_->on_input_readable();
     if (fds[6].revents != 0) output_->on_readable(0);
     if (fds[7].revents != 0) output_->on_readable(1);
+    if (fds[8].revents != 0) on_runsc_log();
     if ((fds[2].revents & POLLIN) != 0) on_signals();
     ended_ = fds[0].revents != 0;
     if (!ended_ && ready == 0 && until && Clock::now() >= *until) return false;
@@ -145,7 +166,8 @@ Result Supervisor::finish() {
   if (output_) output_->drain();
   if (terminal_) terminal_->drain();
   terminal_.reset();  // the caller's terminal is back as it was before anything else is said
-  while (::wait4(state_.pid, &record.init_status, __WALL, &record.init_usage) < 0 && errno == EINTR) {
+  while (::wait4(state_.pid, &record.init_status, __WALL, &record.init_usage) < 0 &&
+         errno == EINTR) {
   }
   state_.waited = true;
   record.reports = state_.reports.reports();
@@ -158,20 +180,30 @@ Result Supervisor::finish() {
     record.syscalls_seen = denials_->seen();
     record.lookups = denials_->lookups();
   }
+  if (runsc_denials_) {
+    runsc_denials_->drain();
+    record.denials = runsc_denials_->denials();
+    // The sandbox ended for it, by the uncaught SIGSYS or by on_runsc_log's kill.
+    record.violation = runsc_denials_->kill_denial();
+  }
   // The tool never started under its filter: it looked nothing up.
   if (state_.lookups == LookupTrace::record && !record.lookups) record.lookups = Lookups{};
   if (!state_.cgroup.empty()) {
     record.cgroup_usage = state_.cgroup.usage();
     if (!state_.cgroup.remove()) {
-      jail::log().error("could not remove the jail's cgroup {}; it is empty and can be removed with rmdir",
-                    fmt::join(state_.cgroup.dirs(), " "));
+      jail::log().error(
+          "could not remove the jail's cgroup {}; it is empty and can be removed with rmdir",
+          fmt::join(state_.cgroup.dirs(), " "));
+    } else if (state_.runsc) {
+      state_.runsc->mark_gone();
     }
   }
   state_.timeline.mark(child::Phase::cgroup_removed);
   Result result = decide_result(record, state_);
   result.timings = state_.timeline.phases(record.reports);
   // A run that never got past setup ran no tool: its session goes with the Recorder.
-  if (state_.dry_run && result.outcome != Outcome::setup_error) result.dry_run = state_.dry_run->finish();
+  if (state_.dry_run && result.outcome != Outcome::setup_error)
+    result.dry_run = state_.dry_run->finish();
   return result;
 }
 

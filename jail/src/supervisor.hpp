@@ -1,6 +1,7 @@
 // Parent side: the supervisor. One poll loop over the jail init's pidfd, the report socket, the
-// tool's seccomp listener, the pty relay, the output relay, the wall-clock deadline and (for the
-// CLI) a signalfd of the signals to forward. It runs in whichever thread calls wait/wait_for.
+// tool's seccomp listener (or runsc's debug log), the pty relay, the output relay, the wall-clock
+// deadline and (for the CLI) a signalfd of the signals to forward. It runs in whichever thread
+// calls wait/wait_for.
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include "outcome.hpp"
 #include "output_relay.hpp"
 #include "process_state.hpp"
+#include "runsc/denial_log.hpp"
 #include "seccomp/denials.hpp"
 #include "terminal_relay.hpp"
 
@@ -30,17 +32,20 @@ class Supervisor {
  private:
   void on_reports();
   void on_signals();
+  void on_runsc_log();
   void on_deadline();
   [[nodiscard]] int poll_timeout(std::optional<Clock::time_point> until) const;
 
   Process::State& state_;
   UniqueFd signals_;
   std::unique_ptr<DenialHandler> denials_;
+  std::unique_ptr<RunscDenialLog> runsc_denials_;
   std::unique_ptr<TerminalRelay> terminal_;
   std::unique_ptr<OutputRelay> output_;
   // Wall-clock limit: SIGTERM at the deadline, SIGKILL after the grace.
   std::optional<Clock::time_point> next_deadline_;
   bool timed_out_ = false;
+  bool ended_for_violation_ = false;  // runsc: the sandbox was killed for a denied call
   bool ended_ = false;
 };
 

@@ -16,7 +16,8 @@ namespace {
 // What jail leaves in the temp directory while a runsc run is alive: its bundle and state.
 int runsc_dirs() {
   int count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
     if (entry.path().filename().string().starts_with("jail-runsc-")) ++count;
   }
   return count;
@@ -27,11 +28,14 @@ class Runsc : public ::testing::Test {
   void SetUp() override {
     if (::geteuid() != 0) GTEST_FAIL() << "runsc runs need root; this suite runs as root in CI";
     if (!std::filesystem::exists("/usr/bin/runsc")) {
-      GTEST_FAIL() << "runsc is not installed; scripts/install-deps.sh installs the Debian package runsc";
+      GTEST_FAIL()
+          << "runsc is not installed; scripts/install-deps.sh installs the Debian package runsc";
     }
     before_ = runsc_dirs();
   }
-  void TearDown() override { EXPECT_EQ(runsc_dirs(), before_) << "a runsc bundle or state dir was left behind"; }
+  void TearDown() override {
+    EXPECT_EQ(runsc_dirs(), before_) << "a runsc bundle or state dir was left behind";
+  }
 
   RunResult runsc(std::vector<std::string> args, RunOptions options = {}) {
     args.insert(args.begin(), {"--runtime", "runsc"});
@@ -71,7 +75,9 @@ TEST_F(Runsc, FileStdoutKeepsItsSharedOffset) {
 
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
   TempDir work;
-  write_file(work / "script.py", "import os, socket\nprint(socket.gethostname(), os.getuid(), os.path.exists('/etc/shadow'))\n");
+  write_file(work / "script.py",
+             "import os, socket\nprint(socket.gethostname(), os.getuid(), "
+             "os.path.exists('/etc/shadow'))\n");
   RunResult r = runsc({"--", "python3", "script.py"}, {.cwd = work.path()});
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "jail 1000 False\n") << describe(r);
@@ -88,9 +94,10 @@ TEST_F(Runsc, StdinStreamsThrough) {
 TEST_F(Runsc, TimeoutEndsTheSandbox) {
   TempDir work;
   const auto start = std::chrono::steady_clock::now();
-  RunResult r = runsc({"--timeout", "1s", "--kill-grace", "1s", "--status-file", work / "s.json", "--no-cwd", "--",
-                       "sleep", "60"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RunResult r = runsc({"--timeout", "1s", "--kill-grace", "1s", "--status-file", work / "s.json",
+                       "--no-cwd", "--", "sleep", "60"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exit_code, 124) << describe(r);
   EXPECT_LT(seconds, 15.0);
   const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
@@ -98,31 +105,82 @@ TEST_F(Runsc, TimeoutEndsTheSandbox) {
   EXPECT_EQ(status["limit_hit"], "wall_time") << status.dump();
 }
 
-// The policy goes to runsc with --oci-seccomp: a call it kills never succeeds inside gVisor.
+// The policy goes to runsc with --oci-seccomp: a call it kills never succeeds inside gVisor, and
+// the run ends there, as a native one does.
 TEST_F(Runsc, PolicyAppliesInsideTheSandbox) {
   RunResult r = runsc({"--no-cwd", "--", "sh", "-c", "unshare -U true; echo after=$?"});
-  EXPECT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_NE(r.out.find("after="), std::string::npos) << describe(r);
-  EXPECT_EQ(r.out.find("after=0"), std::string::npos) << "unshare -U succeeded under gVisor: " << describe(r);
+  EXPECT_EQ(r.exit_code, 159) << describe(r);
+  EXPECT_EQ(r.out.find("after=0"), std::string::npos)
+      << "unshare -U succeeded under gVisor: " << describe(r);
+  EXPECT_NE(r.err.find("denied unshare"), std::string::npos) << describe(r);
   RunResult unfiltered = runsc({"--policy", "none", "--no-cwd", "--", "sh", "-c", "echo ok"});
   EXPECT_EQ(unfiltered.exit_code, 0) << describe(unfiltered);
-  EXPECT_NE(unfiltered.err.find("WITHOUT a seccomp filter"), std::string::npos) << describe(unfiltered);
+  EXPECT_NE(unfiltered.err.find("WITHOUT a seccomp filter"), std::string::npos)
+      << describe(unfiltered);
+}
+
+// gVisor applies the policy itself; jail still reports what it refused, from the sentry's debug
+// log: an errno denial with the run going on, then a killed call that ends the sandbox as a
+// native run's would — even when the tool ignores the SIGSYS gVisor sends it.
+TEST_F(Runsc, DeniedSyscallsAreReportedInTheResult) {
+  TempDir work;
+  write_file(work / "probe.py",
+             "import ctypes, signal, sys, time\n"
+             "signal.signal(signal.SIGSYS, signal.SIG_IGN)\n"
+             "libc = ctypes.CDLL(None, use_errno=True)\n"
+             "print('sethostname', libc.syscall(170, b'x', 1), ctypes.get_errno(), flush=True)\n"
+             "libc.syscall(101, 0, 0, 0, 0)\n"
+             "time.sleep(5)\n"
+             "print('went on after ptrace', flush=True)\n");
+  const auto start = std::chrono::steady_clock::now();
+  RunResult r =
+      runsc({"--status-file", work / "s.json", "--", "python3", "probe.py"}, {.cwd = work.path()});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 159) << describe(r);
+  EXPECT_NE(r.out.find("sethostname -1 1\n"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.out.find("went on"), std::string::npos) << describe(r);
+  EXPECT_LT(seconds, 5.0) << "the sandbox was not ended at the killed call";
+  const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
+  EXPECT_EQ(status["outcome"], "violation") << status.dump();
+  EXPECT_EQ(status["violation"]["syscall"], "ptrace") << status.dump();
+  EXPECT_EQ(status["violation"]["action"], "kill") << status.dump();
+  ASSERT_GE(status["denials"]["count"].get<int>(), 2) << status.dump();
+  bool sethostname_seen = false;
+  for (const auto& denial : status["denials"]["first"]) {
+    if (denial["syscall"] == "sethostname") {
+      sethostname_seen = true;
+      EXPECT_EQ(denial["action"], "errno EPERM") << status.dump();
+    }
+  }
+  EXPECT_TRUE(sethostname_seen) << status.dump();
+  EXPECT_NE(r.err.find("denied ptrace"), std::string::npos) << describe(r);
+
+  // Nothing denied: nothing reported.
+  RunResult clean = runsc({"--status-file", work / "clean.json", "--no-cwd", "--", "true"});
+  EXPECT_EQ(clean.exit_code, 0) << describe(clean);
+  const auto quiet = nlohmann::json::parse(read_file(work / "clean.json").value_or("{}"));
+  EXPECT_EQ(quiet["denials"]["count"], 0) << quiet.dump();
+  EXPECT_TRUE(quiet["violation"].is_null()) << quiet.dump();
 }
 
 // jail export-oci writes a bundle that runsc runs by itself.
 TEST_F(Runsc, ExportedBundleRunsUnderRunscRun) {
   TempDir work;
   const std::string bundle = work / "bundle";
-  RunResult exported = run_jail({"export-oci", "--bundle", bundle, "--no-cwd", "--", "sh", "-c", "echo exported; id -u"});
+  RunResult exported = run_jail(
+      {"export-oci", "--bundle", bundle, "--no-cwd", "--", "sh", "-c", "echo exported; id -u"});
   ASSERT_EQ(exported.exit_code, 0) << describe(exported);
   const auto config = nlohmann::json::parse(read_file(bundle + "/config.json").value_or("{}"));
   EXPECT_TRUE(config["process"]["noNewPrivileges"].get<bool>());
   EXPECT_TRUE(config["process"]["capabilities"]["bounding"].empty());
   EXPECT_TRUE(config["linux"]["seccomp"].is_object());
   const std::string state = work / "state";
-  const std::string command = "cd " + bundle + " && runsc --root " + state +
-                              " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run jail-export-test 2>&1;"
-                              " runsc --root " + state + " delete --force jail-export-test >/dev/null 2>&1";
+  const std::string command =
+      "cd " + bundle + " && runsc --root " + state +
+      " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run jail-export-test 2>&1;"
+      " runsc --root " +
+      state + " delete --force jail-export-test >/dev/null 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;

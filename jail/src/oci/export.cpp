@@ -15,7 +15,7 @@ void export_oci_bundle(const Spec& spec, const std::string& bundle_dir) {
                 "an OCI bundle cannot carry a dry run (its overlay and session are jail's own); "
                 "export without --dry-run");
   }
-  oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy));
+  oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy).profile);
 }
 
 }  // namespace jail

@@ -42,16 +42,31 @@ struct Argv {
   }
 };
 
-// Post-clone: no allocation. Makes the prepared fds the child's stdio, closes the rest, execs.
+// The fd runsc's debug log goes to in runsc's process (see kDebugLogArgument).
+constexpr int kDebugLogFd = 3;
+constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
+
+// Post-clone: no allocation. Makes the prepared fds the child's stdio (and fd 3 its debug log
+// when `debug_log` >= 0), closes the rest, execs.
 [[noreturn]] void exec_prepared(const char* path, char* const* argv, char* const* envp,
-                                const int (&stdio)[3]) {
+                                const int (&stdio)[3], int debug_log = -1) {
   // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
   // runsc's own watchdog).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // Moved out of the way first: stdio's dup2 must not land on it.
+  if (debug_log >= 0 && debug_log <= kDebugLogFd) {
+    debug_log = ::fcntl(debug_log, F_DUPFD_CLOEXEC, kDebugLogFd + 1);
+    if (debug_log < 0) ::_exit(125);
+  }
   for (int fd = 0; fd <= 2; ++fd) {
     if (stdio[fd] >= 0 && ::dup2(stdio[fd], fd) != fd) ::_exit(125);
   }
-  ::syscall(SYS_close_range, 3, UINT_MAX, 0);
+  int first_closed = 3;
+  if (debug_log >= 0) {
+    if (::dup2(debug_log, kDebugLogFd) != kDebugLogFd) ::_exit(125);
+    first_closed = kDebugLogFd + 1;
+  }
+  ::syscall(SYS_close_range, first_closed, UINT_MAX, 0);
   ::execve(path, argv, envp);
   ::_exit(127);
 }
@@ -85,13 +100,17 @@ RunscSandbox::~RunscSandbox() {
   // run that was killed, or never started, leaves state behind and maybe a sandbox: only then
   // is `delete --force` needed (another runsc process: ~45 ms of every start-up measured here).
   std::error_code error;
-  if (!std::filesystem::is_empty(state_root(), error) || error) {
+  if (!gone_ && (!std::filesystem::is_empty(state_root(), error) || error)) {
     run_quietly(Argv{{runsc_, "--root", state_root(), "delete", "--force", id_}});
   }
 }
 
-std::string RunscSandbox::bundle() const { return (dir_.path() / "bundle").string(); }
-std::string RunscSandbox::state_root() const { return (dir_.path() / "state").string(); }
+std::string RunscSandbox::bundle() const {
+  return (dir_.path() / "bundle").string();
+}
+std::string RunscSandbox::state_root() const {
+  return (dir_.path() / "state").string();
+}
 
 std::string find_runsc() {
   for (const char* dir : {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin"}) {
@@ -114,8 +133,8 @@ Process launch_runsc(const Spec& spec) {
   auto state = std::make_unique<Process::State>();
   state->runsc = std::make_unique<RunscSandbox>(runsc, TempDir("jail-runsc"), random_id());
   const RunscSandbox& sandbox = *state->runsc;
-  const nlohmann::json seccomp = oci_seccomp_for(spec.policy);
-  oci::write_bundle(spec, sandbox.bundle(), seccomp);
+  const OciSeccomp seccomp = oci_seccomp_for(spec.policy);
+  oci::write_bundle(spec, sandbox.bundle(), seccomp.profile);
   std::filesystem::create_directories(sandbox.state_root());
 
   state->cgroup = make_cgroup(spec);
@@ -125,7 +144,19 @@ Process launch_runsc(const Spec& spec) {
   Argv argv{{runsc, "--root", sandbox.state_root(), "--platform",
              spec.runsc_platform.empty() ? "ptrace" : spec.runsc_platform, "--network",
              spec.net == Net::host ? "host" : "none", "--ignore-cgroups"}};
-  if (!seccomp.is_null()) argv.words.emplace_back("--oci-seccomp");
+  // gVisor applies the policy itself and says nothing of a denied call but one debug log line:
+  // the log goes to a pipe the supervisor reads (runsc/denial_log.hpp).
+  Pipe debug_log;
+  if (!seccomp.profile.is_null()) {
+    debug_log = make_pipe("runsc's debug log pipe");
+    // Room for a start-up's log (a Python start logs ~450 KiB), so that a caller who talks to
+    // the tool before waiting does not stall gVisor on a full pipe. Best effort.
+    (void)::fcntl(debug_log.read.get(), F_SETPIPE_SZ, 1 << 20);
+    (void)::fcntl(debug_log.read.get(), F_SETFL, O_NONBLOCK);
+    for (const char* word : {"--oci-seccomp", "--debug", kDebugLogArgument})
+      argv.words.emplace_back(word);
+    state->policy = seccomp.policy;
+  }
   for (const char* word : {"run", "--bundle"}) argv.words.emplace_back(word);
   argv.words.push_back(sandbox.bundle());
   argv.words.push_back(sandbox.id());
@@ -144,8 +175,10 @@ Process launch_runsc(const Spec& spec) {
   clone_into(clone, state->cgroup);
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);
-  if (pid == 0) exec_prepared(args[0], args, envp, stdio);
-  if (pid < 0) throw Error("clone", errno, fmt::format("cannot start runsc: {}", std::strerror(errno)));
+  if (pid == 0)
+    exec_prepared(args[0], args, envp, stdio, debug_log.write.valid() ? debug_log.write.get() : -1);
+  if (pid < 0)
+    throw Error("clone", errno, fmt::format("cannot start runsc: {}", std::strerror(errno)));
   state->pid = static_cast<pid_t>(pid);
   state->pidfd.reset(pidfd);
   try {
@@ -154,10 +187,12 @@ Process launch_runsc(const Spec& spec) {
     kill_and_reap(pidfd, state->pid);
     throw;
   }
+  state->runsc_debug_log = std::move(debug_log.read);
   state->limits = spec.limits;
   state->forward_signals = spec.forward_signals;
   state->context.command = spec.argv.front();
-  jail::log().debug("runsc sandbox {} (bundle {}), runsc pid {}", sandbox.id(), sandbox.bundle(), state->pid);
+  jail::log().debug("runsc sandbox {} (bundle {}), runsc pid {}", sandbox.id(), sandbox.bundle(),
+                    state->pid);
   return Process(std::move(state));
 }
 

@@ -24,11 +24,16 @@ class RunscSandbox {
   [[nodiscard]] const std::string& id() const { return id_; }
   [[nodiscard]] std::string bundle() const;
   [[nodiscard]] std::string state_root() const;
+  // Every process of the sandbox is known to be gone (the jail's cgroup, which they all ran in,
+  // was empty and removed): its state needs no `runsc delete`, which would spend over a second
+  // trying to reach the dead sandbox before it gives up.
+  void mark_gone() { gone_ = true; }
 
  private:
   std::string runsc_;
   TempDir dir_;
   std::string id_;
+  bool gone_ = false;
 };
 
 // The runsc binary on the usual paths; throws jail::Error naming the package when missing.

@@ -29,21 +29,24 @@ nlohmann::json portable(nlohmann::json seccomp) {
 
 }  // namespace
 
-nlohmann::json oci_seccomp_for(const std::string& policy_name) {
+OciSeccomp oci_seccomp_for(const std::string& policy_name) {
   if (policy_name == "none") {
-    jail::log().warn("--policy none: the tool runs WITHOUT a seccomp filter; every syscall the "
-                     "runtime offers is open to it. Use this only to debug a policy.");
-    return nullptr;
+    jail::log().warn(
+        "--policy none: the tool runs WITHOUT a seccomp filter; every syscall the "
+        "runtime offers is open to it. Use this only to debug a policy.");
+    return {};
   }
   try {
-    return portable(policy::export_oci_seccomp(policy::load_policy(policy_name)));
+    auto policy = std::make_shared<const policy::Policy>(policy::load_policy(policy_name));
+    return {portable(policy::export_oci_seccomp(*policy)), policy};
   } catch (const policy::PolicyError& error) {
-    throw Error("policy", EINVAL,
-                fmt::format("cannot use policy {}:\n{}", policy_name, policy::format(error.diagnostics())));
+    throw Error(
+        "policy", EINVAL,
+        fmt::format("cannot use policy {}:\n{}", policy_name, policy::format(error.diagnostics())));
   } catch (const policy::ExportError& error) {
     throw Error("policy", ENOTSUP,
-                fmt::format("policy {} cannot be expressed as OCI seccomp faithfully: {}", policy_name,
-                            error.what()));
+                fmt::format("policy {} cannot be expressed as OCI seccomp faithfully: {}",
+                            policy_name, error.what()));
   }
 }
 
