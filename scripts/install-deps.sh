@@ -6,7 +6,7 @@ packages=(
   libseccomp-dev libcap-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev
   libboost-dev libboost-filesystem-dev groff-base
-  python3 iproute2 procps util-linux coreutils git tmux busybox-static runsc bc bubblewrap
+  python3 iproute2 procps util-linux coreutils git tmux busybox-static runsc crun bc bubblewrap
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -34,7 +34,9 @@ std::unique_ptr<Layout> native_layout(const Spec& spec) {
   return layout;
 }
 
-bool under_dev(const std::string& target) { return target == "/dev" || target.starts_with("/dev/"); }
+bool under_dev(const std::string& target) {
+  return target == "/dev" || target.starts_with("/dev/");
+}
 
 nlohmann::json mount_json(const child::MountOp& op, const OpDescription& description) {
   nlohmann::json options = nlohmann::json::array({"nosuid"});
@@ -44,15 +46,21 @@ nlohmann::json mount_json(const child::MountOp& op, const OpDescription& descrip
     case child::OpKind::bind:
       options.push_back("rbind");
       options.push_back(op.read_only ? "ro" : "rw");
-      return {{"destination", description.target}, {"type", "bind"},
-              {"source", description.source}, {"options", options}};
+      return {{"destination", description.target},
+              {"type", "bind"},
+              {"source", description.source},
+              {"options", options}};
     case child::OpKind::tmpfs:
       options.push_back(fmt::format("size={}", op.tmpfs_size));
       options.push_back(fmt::format("mode={}", op.tmpfs_mode));
-      return {{"destination", description.target}, {"type", "tmpfs"}, {"source", "tmpfs"},
+      return {{"destination", description.target},
+              {"type", "tmpfs"},
+              {"source", "tmpfs"},
               {"options", options}};
     case child::OpKind::proc:
-      return {{"destination", description.target}, {"type", "proc"}, {"source", "proc"},
+      return {{"destination", description.target},
+              {"type", "proc"},
+              {"source", "proc"},
               {"options", options}};
     default:
       return nullptr;
@@ -62,7 +70,9 @@ nlohmann::json mount_json(const child::MountOp& op, const OpDescription& descrip
 nlohmann::json rlimits_json(const Limits& limits) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& entry : rlimits_for(limits)) {
-    list.push_back({{"type", rlimit_constant_name(entry.resource)}, {"hard", entry.hard}, {"soft", entry.soft}});
+    list.push_back({{"type", rlimit_constant_name(entry.resource)},
+                    {"hard", entry.hard},
+                    {"soft", entry.soft}});
   }
   return list;
 }
@@ -85,7 +95,8 @@ void write_text(const fs::path& path, const char* data, std::size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(data, static_cast<std::streamsize>(size));
   if (!out) {
-    throw Error("bundle", errno, fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+    throw Error("bundle", errno,
+                fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
   }
 }
 
@@ -94,7 +105,7 @@ void write_text(const fs::path& path, const char* data, std::size_t size) {
 void lay_out_rootfs(const Layout& layout, const fs::path& rootfs) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const auto& descriptions = layout.builder.descriptions();
-  fs::create_directories(rootfs);
+  fs::create_directories(rootfs / "dev");  // the runtime's /dev tmpfs goes there (make_config)
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     const child::MountOp& op = plan.ops[i];
     const std::string& target = descriptions[i].target;
@@ -124,23 +135,36 @@ void lay_out_rootfs(const Layout& layout, const fs::path& rootfs) {
 
 }  // namespace
 
-nlohmann::json make_config(const Spec& spec, const std::string& root_path, const nlohmann::json& seccomp) {
+nlohmann::json make_config(const Spec& spec, const std::string& root_path,
+                           const nlohmann::json& seccomp) {
   const auto layout = native_layout(spec);
   const child::Plan& plan = layout->builder.plan();
   const auto& descriptions = layout->builder.descriptions();
 
-  nlohmann::json mounts = nlohmann::json::array();
+  // /dev is the runtime's own: a tmpfs it fills with the OCI default devices (null, zero, full,
+  // random, urandom, tty, ptmx). runc and crun need the mount to have somewhere to put them
+  // other than the bundle's own directory; runsc builds the same set either way.
+  nlohmann::json mounts = nlohmann::json::array(
+      {{{"destination", "/dev"},
+        {"type", "tmpfs"},
+        {"source", "tmpfs"},
+        {"options", {"nosuid", "noexec", "strictatime", "mode=755", "size=65536k"}}}});
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     const child::MountOp& op = plan.ops[i];
-    // /dev is the runtime's own (runsc builds a minimal one); optional host entries that do not
-    // exist here are left out, as the native run skips them.
+    // The native run's /dev entries are the runtime's (above); optional host entries that do
+    // not exist here are left out, as the native run skips them.
     if (under_dev(descriptions[i].target)) continue;
-    if (op.kind == child::OpKind::bind && op.optional && !fs::exists(descriptions[i].source)) continue;
-    if (nlohmann::json mount = mount_json(op, descriptions[i]); !mount.is_null()) mounts.push_back(mount);
+    if (op.kind == child::OpKind::bind && op.optional && !fs::exists(descriptions[i].source))
+      continue;
+    if (nlohmann::json mount = mount_json(op, descriptions[i]); !mount.is_null())
+      mounts.push_back(mount);
   }
 
-  nlohmann::json namespaces = nlohmann::json::array(
-      {{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}, {{"type", "cgroup"}}});
+  nlohmann::json namespaces = nlohmann::json::array({{{"type", "pid"}},
+                                                     {{"type", "ipc"}},
+                                                     {{"type", "uts"}},
+                                                     {{"type", "mount"}},
+                                                     {{"type", "cgroup"}}});
   if (spec.net == Net::none) namespaces.push_back({{"type", "network"}});
 
   nlohmann::json empty = nlohmann::json::array();
@@ -153,7 +177,10 @@ nlohmann::json make_config(const Spec& spec, const std::string& root_path, const
         {"env", spec.env},
         {"cwd", spec.cwd},
         {"capabilities",
-         {{"bounding", empty}, {"effective", empty}, {"inheritable", empty}, {"permitted", empty},
+         {{"bounding", empty},
+          {"effective", empty},
+          {"inheritable", empty},
+          {"permitted", empty},
           {"ambient", empty}}},
         {"rlimits", rlimits_json(spec.limits)},
         {"noNewPrivileges", true}}},
@@ -165,7 +192,8 @@ nlohmann::json make_config(const Spec& spec, const std::string& root_path, const
         {"resources", resources_json(spec.limits)},
         {"maskedPaths", nlohmann::json::array({"/proc/kcore", "/proc/keys", "/proc/timer_list",
                                                "/proc/sched_debug", "/sys/firmware"})},
-        {"readonlyPaths", nlohmann::json::array({"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"})}}}};
+        {"readonlyPaths",
+         nlohmann::json::array({"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"})}}}};
   if (!seccomp.is_null()) config["linux"]["seccomp"] = seccomp;
   return config;
 }
@@ -174,8 +202,9 @@ void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& s
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
-    throw Error("bundle", error.value(),
-                fmt::format("cannot create bundle directory {}: {}", dir.string(), error.message()));
+    throw Error(
+        "bundle", error.value(),
+        fmt::format("cannot create bundle directory {}: {}", dir.string(), error.message()));
   }
   std::string root_path = "rootfs";
   if (spec.rootfs) {
