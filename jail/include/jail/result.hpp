@@ -18,7 +18,9 @@ enum class Outcome { exited, signaled, timeout, oom, violation, setup_error, int
 
 [[nodiscard]] std::string_view to_string(Outcome);
 
-// A syscall the policy refused.
+// A syscall the policy refused. Under Runtime::runsc gVisor logs neither the arguments (args are
+// zeros) nor which of several rules applied (action may read "errno EPERM or kill"), and pid is
+// the sandbox's.
 struct Violation {
   std::string syscall;
   int number = -1;
