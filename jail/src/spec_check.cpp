@@ -95,6 +95,9 @@ std::string normalize_jail_path(const std::string& path) {
 
 namespace {
 
+// The fewest --pids a runsc run is given (see check_spec).
+constexpr std::uint64_t kRunscMinPids = 64;
+
 // overlayfs takes its lower layer as a ':'-separated list with '\\' escapes; such paths would
 // name other layers, so they are refused rather than escaped.
 void check_dry_run(const Spec& spec, Problems& problems) {
@@ -146,6 +149,15 @@ void check_spec(const Spec& spec) {
     }
   }
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);
+  // runsc, its gofer and its sentry are host tasks in the jail's cgroup: ~45 of them for a bare
+  // start here. Starved of them, gVisor does not always fail: a gofer that dies of it can leave
+  // the sandbox waiting for ever, so too small a limit is refused before anything starts.
+  if (spec.runtime == Runtime::runsc && spec.limits.pids && *spec.limits.pids < kRunscMinPids) {
+    problems.push_back(fmt::format(
+        "--pids {} is too few for --runtime runsc: gVisor's own threads and processes count "
+        "against it (about 45 to start); give it at least {}",
+        *spec.limits.pids, kRunscMinPids));
+  }
   if (spec.lookups == LookupTrace::record && spec.runtime == Runtime::runsc) {
     problems.emplace_back(
         "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "
