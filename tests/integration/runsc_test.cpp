@@ -190,5 +190,58 @@ TEST_F(Runsc, ExportedBundleRunsUnderRunscRun) {
   EXPECT_NE(out.find("exported\n1000\n"), std::string::npos) << out;
 }
 
+// The host-minimal root's /etc under gVisor is the native run's, entry for entry: the same names,
+// types, modes, symlink targets and contents (the runsc bundle carries most entries in its rootfs
+// instead of binding them; see oci/host_etc.hpp). Owners are compared as root or not: a group
+// the native run's user namespace does not map shows as nogroup there.
+TEST_F(Runsc, EtcIsTheNativeRunsEtc) {
+  TempDir work;
+  write_file(
+      work / "etc_view.py",
+      "import hashlib, os, stat\n"
+      "for top, dirs, files in os.walk('/etc'):\n"
+      "    dirs.sort()\n"
+      "    for name in sorted(dirs + files):\n"
+      "        path = os.path.join(top, name)\n"
+      "        st = os.lstat(path)\n"
+      "        line = f'{path} {stat.filemode(st.st_mode)} {st.st_uid == 0 and st.st_gid == 0}'\n"
+      "        if stat.S_ISLNK(st.st_mode):\n"
+      "            line += ' -> ' + os.readlink(path)\n"
+      "        elif stat.S_ISREG(st.st_mode):\n"
+      "            line += ' ' + hashlib.sha256(open(path, 'rb').read()).hexdigest()\n"
+      "        print(line)\n");
+  RunResult native = run_jail({"--", "python3", "etc_view.py"}, {.cwd = work.path()});
+  ASSERT_EQ(native.exit_code, 0) << describe(native);
+  RunResult gvisor = runsc({"--", "python3", "etc_view.py"}, {.cwd = work.path()});
+  ASSERT_EQ(gvisor.exit_code, 0) << describe(gvisor);
+  EXPECT_NE(native.out.find("/etc/ld.so.cache -rw-r--r-- True "), std::string::npos) << native.out;
+  EXPECT_NE(native.out.find("/etc/services -rw-r--r-- True "), std::string::npos) << native.out;
+  EXPECT_EQ(gvisor.out, native.out);
+  EXPECT_EQ(native.out.find("/etc/shadow"), std::string::npos) << native.out;
+}
+
+// An exported bundle is kept and run later: it binds the host's /etc entries rather than
+// carrying copies of the day it was written.
+TEST_F(Runsc, ExportedBundleBindsTheHostsEtc) {
+  TempDir work;
+  const std::string bundle = work / "bundle";
+  RunResult exported = run_jail({"export-oci", "--bundle", bundle, "--no-cwd", "--", "true"});
+  ASSERT_EQ(exported.exit_code, 0) << describe(exported);
+  const auto config = nlohmann::json::parse(read_file(bundle + "/config.json").value_or("{}"));
+  bool services = false;
+  bool conf_dir = false;
+  for (const auto& mount : config["mounts"]) {
+    const std::string destination = mount["destination"];
+    if (mount["type"] != "bind" || !destination.starts_with("/etc/")) continue;
+    EXPECT_EQ(mount["source"], destination) << mount.dump();
+    services = services || destination == "/etc/services";
+    conf_dir = conf_dir || destination == "/etc/ld.so.conf.d";
+  }
+  EXPECT_TRUE(services) << config["mounts"].dump();
+  EXPECT_TRUE(conf_dir) << config["mounts"].dump();
+  EXPECT_EQ(std::filesystem::file_size(bundle + "/rootfs/etc/services"), 0u)
+      << "an exported bundle's /etc/services is a mount point, not a copy";
+}
+
 }  // namespace
 }  // namespace jail_test

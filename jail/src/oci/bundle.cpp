@@ -11,6 +11,7 @@
 
 #include "identity.hpp"
 #include "jail/error.hpp"
+#include "oci/host_etc.hpp"
 #include "plan_builder.hpp"
 #include "rlimits.hpp"
 #include "root_layout.hpp"
@@ -100,11 +101,20 @@ void write_text(const fs::path& path, const char* data, std::size_t size) {
   }
 }
 
+// The host-minimal root's own /etc entries (not a --bind that lands in /etc).
+bool host_etc_entry(const child::MountOp& op, const OpDescription& description) {
+  return op.kind == child::OpKind::bind && op.optional &&
+         description.origin == "the host-minimal root" && description.target.starts_with("/etc/");
+}
+
 // The bundle's rootfs holds what a native run creates on its tmpfs root: mount points, links and
-// the generated /etc files. Everything else comes in as mounts.
-void lay_out_rootfs(const Layout& layout, const fs::path& rootfs) {
+// the generated /etc files, and with HostEtc::copied the host's /etc entries that are cheaper
+// there than bound (oci/host_etc.hpp). Everything else comes in as mounts. Returns, per op,
+// whether it is in the rootfs already (and so needs no mount).
+std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, HostEtc host_etc) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const auto& descriptions = layout.builder.descriptions();
+  std::vector<bool> in_rootfs(plan.op_count, false);
   fs::create_directories(rootfs / "dev");  // the runtime's /dev tmpfs goes there (make_config)
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     const child::MountOp& op = plan.ops[i];
@@ -120,7 +130,10 @@ void lay_out_rootfs(const Layout& layout, const fs::path& rootfs) {
         write_text(path, op.source, op.source_len);
         break;
       case child::OpKind::bind:
-        if (op.target_is_dir) {
+        if (host_etc == HostEtc::copied && host_etc_entry(op, descriptions[i]) &&
+            inline_host_entry(descriptions[i].source, path)) {
+          in_rootfs[i] = true;
+        } else if (op.target_is_dir) {
           fs::create_directories(path);
         } else {
           write_text(path, "", 0);
@@ -131,15 +144,13 @@ void lay_out_rootfs(const Layout& layout, const fs::path& rootfs) {
         break;
     }
   }
+  return in_rootfs;
 }
 
-}  // namespace
-
-nlohmann::json make_config(const Spec& spec, const std::string& root_path,
-                           const nlohmann::json& seccomp) {
-  const auto layout = native_layout(spec);
-  const child::Plan& plan = layout->builder.plan();
-  const auto& descriptions = layout->builder.descriptions();
+nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::string& root_path,
+                          const nlohmann::json& seccomp, const std::vector<bool>& in_rootfs) {
+  const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
+  const auto& descriptions = layout.builder.descriptions();
 
   // /dev is the runtime's own: a tmpfs it fills with the OCI default devices (null, zero, full,
   // random, urandom, tty, ptmx). runc and crun need the mount to have somewhere to put them
@@ -156,6 +167,7 @@ nlohmann::json make_config(const Spec& spec, const std::string& root_path,
     if (under_dev(descriptions[i].target)) continue;
     if (op.kind == child::OpKind::bind && op.optional && !fs::exists(descriptions[i].source))
       continue;
+    if (!in_rootfs.empty() && in_rootfs[i]) continue;
     if (nlohmann::json mount = mount_json(op, descriptions[i]); !mount.is_null())
       mounts.push_back(mount);
   }
@@ -172,7 +184,7 @@ nlohmann::json make_config(const Spec& spec, const std::string& root_path,
       {"ociVersion", "1.0.2"},
       {"process",
        {{"terminal", false},
-        {"user", {{"uid", layout->identity.uid}, {"gid", layout->identity.gid}}},
+        {"user", {{"uid", layout.identity.uid}, {"gid", layout.identity.gid}}},
         {"args", spec.argv},
         {"env", spec.env},
         {"cwd", spec.cwd},
@@ -198,7 +210,15 @@ nlohmann::json make_config(const Spec& spec, const std::string& root_path,
   return config;
 }
 
-void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp) {
+}  // namespace
+
+nlohmann::json make_config(const Spec& spec, const std::string& root_path,
+                           const nlohmann::json& seccomp) {
+  return config_for(*native_layout(spec), spec, root_path, seccomp, {});
+}
+
+void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
+                  HostEtc host_etc) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
@@ -206,13 +226,15 @@ void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& s
         "bundle", error.value(),
         fmt::format("cannot create bundle directory {}: {}", dir.string(), error.message()));
   }
+  const auto layout = native_layout(spec);
   std::string root_path = "rootfs";
+  std::vector<bool> in_rootfs;
   if (spec.rootfs) {
     root_path = *spec.rootfs;
   } else {
-    lay_out_rootfs(*native_layout(spec), dir / "rootfs");
+    in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", host_etc);
   }
-  const std::string text = make_config(spec, root_path, seccomp).dump(2) + "\n";
+  const std::string text = config_for(*layout, spec, root_path, seccomp, in_rootfs).dump(2) + "\n";
   write_text(dir / "config.json", text.data(), text.size());
 }
 

@@ -12,10 +12,18 @@
 
 namespace jail::oci {
 
+// How the host-minimal root's /etc entries reach the tool. `copied`: regular files and small
+// directories are placed in the bundle's rootfs (hard links where possible; oci/host_etc.hpp), the
+// rest bound — for a bundle run once and removed, as jail's runsc back end does: gVisor's start-up
+// pays for every mount. `bound`: every entry is a bind — for an exported bundle, kept and run
+// later, maybe elsewhere, which then reads the host's /etc of the day it runs.
+enum class HostEtc { copied, bound };
+
 // Writes DIR/config.json and DIR/rootfs (the mount points, links and generated /etc files of the
 // host-minimal root; a --rootfs directory is referenced, not copied). Throws jail::Error.
 // `seccomp` is the OCI linux.seccomp object, or null for none.
-void write_bundle(const Spec& spec, const std::filesystem::path& dir, const nlohmann::json& seccomp);
+void write_bundle(const Spec& spec, const std::filesystem::path& dir, const nlohmann::json& seccomp,
+                  HostEtc host_etc = HostEtc::copied);
 
 // The config.json alone, for a rootfs at `root_path` (relative to the bundle or absolute).
 [[nodiscard]] nlohmann::json make_config(const Spec& spec, const std::string& root_path,

@@ -15,7 +15,8 @@ void export_oci_bundle(const Spec& spec, const std::string& bundle_dir) {
                 "an OCI bundle cannot carry a dry run (its overlay and session are jail's own); "
                 "export without --dry-run");
   }
-  oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy).profile);
+  // Kept and run later, maybe on another host: binds read that host's /etc when it runs.
+  oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy).profile, oci::HostEtc::bound);
 }
 
 }  // namespace jail
