@@ -15,13 +15,7 @@
 namespace jail_security {
 namespace {
 
-class Filesystem : public SecurityTest {
- protected:
-  // --policy none natively; runsc already runs without a policy.
-  [[nodiscard]] std::vector<std::string> no_policy() const {
-    return runsc() ? std::vector<std::string>{} : std::vector<std::string>{"--policy", "none"};
-  }
-};
+class Filesystem : public SecurityTest {};
 
 struct FileStamp {
   off_t size = -1;
@@ -156,7 +150,6 @@ TEST_P(Filesystem, NoDeviceNodes) {
 }
 
 TEST_P(Filesystem, RemountIsKilledByThePolicy) {
-  SKIP_UNDER_RUNSC("mount is killed by the default policy");
   Outcome o = jail({}, {sec_probe("sec_fs"), "remount"});
   const bool contained = o.run.exit_code == 159 && o.outcome() == "violation" &&
                          o.violation_syscall() == "mount" && o.value("remount_root_rw").empty();

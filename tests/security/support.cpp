@@ -84,7 +84,7 @@ std::vector<std::string> SecurityTest::full_args(const std::vector<std::string>&
   status_path_ = scratch_ / "status.json";
   ::unlink(status_path_.c_str());
   std::vector<std::string> args;
-  if (runsc()) args = {"--runtime", "runsc", "--policy", "none"};
+  if (runsc()) args = {"--runtime", "runsc"};
   args.insert(args.end(), {"--status-file", status_path_});
   for (const auto& a : probe_mount()) args.push_back(a);
   args.insert(args.end(), flags.begin(), flags.end());
