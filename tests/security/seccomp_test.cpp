@@ -3,6 +3,7 @@
 // personality tricks, ptrace and process_vm_writev at PID 1 — killed and named by the default
 // policy, and refused by the kernel when there is no policy.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "support.hpp"
@@ -167,7 +168,8 @@ TEST_P(Seccomp, ToolCatchingSigsysIsStoppedAfterAKilledCall) {
     const bool not_made =
         o.value("perf_event_open") != "OK" &&
         (o.value("returned_fd_open").empty() || o.value("returned_fd_open") == "EBADF");
-    const long ms = o.value("after_kill_ms").empty() ? 0 : std::stol(o.value("after_kill_ms"));
+    // 0 when the tool never ran past the call (strtol of "").
+    const long ms = std::strtol(o.value("after_kill_ms").c_str(), nullptr, 10);
     longest_ms = std::max(longest_ms, ms);
     // Natively nothing after the call may run; under runsc the tool may run on briefly.
     const bool ok =
