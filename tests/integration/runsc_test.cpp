@@ -243,5 +243,42 @@ TEST_F(Runsc, ExportedBundleBindsTheHostsEtc) {
       << "an exported bundle's /etc/services is a mount point, not a copy";
 }
 
+// runsc and everything it starts (gofer, sentry, the ptrace platform's stubs) live in the jail's
+// cgroup from their first instruction: runsc joins it before it is exec'd, so nothing of it can
+// fork outside the limits.
+TEST_F(Runsc, EveryRunscProcessIsInTheJailsCgroup) {
+  JailProcess jail(
+      {"--runtime", "runsc", "--pids", "256", "--no-cwd", "--", "sh", "-c", "echo up; sleep 5"},
+      {});
+  ASSERT_TRUE(jail.wait_for_stdout("up", 20s));
+  std::map<pid_t, pid_t> parent_of;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = read_file(entry.path() / "stat").value_or("");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    parent_of[std::stoi(name)] = ppid;
+  }
+  const std::string marker = "/jail-" + std::to_string(jail.pid()) + "-";
+  int descendants = 0;
+  for (const auto& [pid, ppid] : parent_of) {
+    pid_t up = ppid;
+    while (up > 1 && up != jail.pid()) up = parent_of.contains(up) ? parent_of[up] : 0;
+    if (up != jail.pid()) continue;
+    const std::string cgroups = read_file("/proc/" + std::to_string(pid) + "/cgroup").value_or("");
+    if (cgroups.empty()) continue;  // gone meanwhile
+    ++descendants;
+    EXPECT_NE(cgroups.find(marker), std::string::npos) << "pid " << pid << ":\n" << cgroups;
+  }
+  EXPECT_GE(descendants, 3) << "runsc, its gofer and its sandbox";
+  RunResult r = jail.wait();
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+}
+
 }  // namespace
 }  // namespace jail_test

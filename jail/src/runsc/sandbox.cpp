@@ -14,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -46,13 +48,25 @@ struct Argv {
 constexpr int kDebugLogFd = 3;
 constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
 
-// Post-clone: no allocation. Makes the prepared fds the child's stdio (and fd 3 its debug log
-// when `debug_log` >= 0), closes the rest, execs.
+// Post-clone: no allocation. Joins the jail's v1 cgroups through `cgroup_tasks`, makes the
+// prepared fds the child's stdio (and fd 3 its debug log when `debug_log` >= 0), closes the
+// rest, execs.
 [[noreturn]] void exec_prepared(const char* path, char* const* argv, char* const* envp,
-                                const int (&stdio)[3], int debug_log = -1) {
+                                const int (&stdio)[3], int debug_log = -1,
+                                std::span<const int> cgroup_tasks = {}) {
   // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
   // runsc's own watchdog).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // Before runsc exists, so none of it runs outside the limits; and a task moving itself waits
+  // for no RCU grace period, where jail writing the pid did (~10 ms of each start, during which
+  // the host's forks and execs, runsc's among them, stall). As the native init (child/init.cpp).
+  for (const int fd : cgroup_tasks) {
+    ssize_t written;
+    do {
+      written = ::write(fd, "0", 1);
+    } while (written < 0 && errno == EINTR);
+    if (written != 1) ::_exit(125);
+  }
   // Moved out of the way first: stdio's dup2 must not land on it.
   if (debug_log >= 0 && debug_log <= kDebugLogFd) {
     debug_log = ::fcntl(debug_log, F_DUPFD_CLOEXEC, kDebugLogFd + 1);
@@ -167,6 +181,11 @@ Process launch_runsc(const Spec& spec) {
   const int stdio[3] = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()};
   char* const* args = argv.data();
 
+  // v1: the child joins by itself (exec_prepared); v2: clone_into places it.
+  const std::vector<UniqueFd> cgroup_tasks = state->cgroup.open_v1_tasks();
+  std::vector<int> cgroup_task_fds;
+  for (const UniqueFd& fd : cgroup_tasks) cgroup_task_fds.push_back(fd.get());
+
   clone_args clone{};
   int pidfd = -1;
   clone.flags = CLONE_PIDFD;
@@ -176,13 +195,14 @@ Process launch_runsc(const Spec& spec) {
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);
   if (pid == 0)
-    exec_prepared(args[0], args, envp, stdio, debug_log.write.valid() ? debug_log.write.get() : -1);
+    exec_prepared(args[0], args, envp, stdio, debug_log.write.valid() ? debug_log.write.get() : -1,
+                  cgroup_task_fds);
   if (pid < 0)
     throw Error("clone", errno, fmt::format("cannot start runsc: {}", std::strerror(errno)));
   state->pid = static_cast<pid_t>(pid);
   state->pidfd.reset(pidfd);
   try {
-    state->cgroup.attach(state->pid);
+    if (cgroup_tasks.empty()) state->cgroup.attach(state->pid);
   } catch (...) {
     kill_and_reap(pidfd, state->pid);
     throw;
