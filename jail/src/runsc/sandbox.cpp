@@ -167,7 +167,9 @@ Process launch_runsc(const Spec& spec) {
     // the tool before waiting does not stall gVisor on a full pipe. Best effort.
     (void)::fcntl(debug_log.read.get(), F_SETPIPE_SZ, 1 << 20);
     (void)::fcntl(debug_log.read.get(), F_SETFL, O_NONBLOCK);
-    for (const char* word : {"--oci-seccomp", "--debug", kDebugLogArgument})
+    // The sentry (runsc's "boot") alone logs denials; runsc run's and the gofer's debug logs
+    // (~35 KiB at each start) would only be read and thrown away.
+    for (const char* word : {"--oci-seccomp", "--debug", "--debug-command=boot", kDebugLogArgument})
       argv.words.emplace_back(word);
     state->policy = seccomp.policy;
   }
