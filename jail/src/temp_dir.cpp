@@ -15,9 +15,11 @@
 
 namespace jail {
 
-TempDir::TempDir(const std::string& prefix) {
+TempDir::TempDir(const std::string& prefix) : TempDir(prefix, {}) {}
+
+TempDir::TempDir(const std::string& prefix, std::filesystem::path base) {
   std::error_code error;
-  std::filesystem::path base = std::filesystem::temp_directory_path(error);
+  if (base.empty()) base = std::filesystem::temp_directory_path(error);
   if (error) base = "/tmp";
   std::string pattern = (base / (prefix + "-XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {

@@ -13,12 +13,16 @@
 namespace jail_test {
 namespace {
 
-// What jail leaves in the temp directory while a runsc run is alive: its bundle and state.
+// What jail leaves while a runsc run is alive: its bundle and state, in /dev/shm (a tmpfs) or the
+// temp directory (oci::run_bundle_parent).
 int runsc_dirs() {
   int count = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
-    if (entry.path().filename().string().starts_with("jail-runsc-")) ++count;
+  for (const std::filesystem::path& dir :
+       {std::filesystem::temp_directory_path(), std::filesystem::path("/dev/shm")}) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+      if (entry.path().filename().string().starts_with("jail-runsc-")) ++count;
+    }
   }
   return count;
 }

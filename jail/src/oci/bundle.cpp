@@ -1,9 +1,12 @@
 #include "oci/bundle.hpp"
 
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -215,6 +218,16 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
 nlohmann::json make_config(const Spec& spec, const std::string& root_path,
                            const nlohmann::json& seccomp) {
   return config_for(*native_layout(spec), spec, root_path, seccomp, {});
+}
+
+fs::path run_bundle_parent() {
+  if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && *tmpdir != '\0') return {};
+  struct statfs info {};
+  if (::statfs("/dev/shm", &info) == 0 && info.f_type == TMPFS_MAGIC &&
+      ::access("/dev/shm", W_OK | X_OK) == 0) {
+    return "/dev/shm";
+  }
+  return {};
 }
 
 void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,

@@ -145,7 +145,8 @@ Process launch_runsc(const Spec& spec) {
   }
   const std::string runsc = find_runsc();
   auto state = std::make_unique<Process::State>();
-  state->runsc = std::make_unique<RunscSandbox>(runsc, TempDir("jail-runsc"), random_id());
+  state->runsc = std::make_unique<RunscSandbox>(
+      runsc, TempDir("jail-runsc", oci::run_bundle_parent()), random_id());
   const RunscSandbox& sandbox = *state->runsc;
   const OciSeccomp seccomp = oci_seccomp_for(spec.policy);
   oci::write_bundle(spec, sandbox.bundle(), seccomp.profile);
