@@ -58,6 +58,7 @@ Supervisor::Supervisor(Process::State& state) : state_(state) {
 int Supervisor::poll_timeout(std::optional<Clock::time_point> until) const {
   std::optional<Clock::time_point> wake = until;
   if (next_deadline_ && (!wake || *next_deadline_ < *wake)) wake = next_deadline_;
+  if (log_rest_until_ && (!wake || *log_rest_until_ < *wake)) wake = log_rest_until_;
   if (!wake) return -1;
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(*wake - Clock::now()).count();
   return static_cast<int>(std::clamp<long long>(left, 0, 60'000));
@@ -96,8 +97,20 @@ void Supervisor::on_reports() {
   }
 }
 
+bool Supervisor::runsc_log_due() {
+  if (!runsc_denials_ || !runsc_denials_->open()) return false;
+  if (log_rest_until_ && Clock::now() < *log_rest_until_) return false;
+  log_rest_until_.reset();
+  return true;
+}
+
 void Supervisor::on_runsc_log() {
   runsc_denials_->on_readable();
+  // The sentry writes its log a line at a time (~200 KiB for a bare start): read at once, that
+  // woke jail hundreds of times per start. The pipe holds 1 MiB, so it is read at most every
+  // kLogRest instead; a killed call is acted on that much later at most, and gVisor has
+  // already refused the call itself.
+  log_rest_until_ = Clock::now() + kLogRest;
   if (runsc_denials_->kill_denial() && !ended_for_violation_) {
     // As a native jail ends on a call its policy kills: the whole sandbox, not just the thread
     // gVisor sent SIGSYS (which the tool may catch). jail owns the cgroup runsc runs in.
@@ -123,16 +136,15 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
   while (!ended_) {
     // Slots: init, reports, signals, seccomp listener, pty master, caller input, stdout, stderr,
     // runsc's debug log.
-    std::array<pollfd, 9> fds{
-        {{state_.pidfd.get(), POLLIN, 0},
-         {state_.reports.fd(), POLLIN, 0},
-         {signals_.get(), POLLIN, 0},
-         {denials_ ? denials_->fd() : -1, POLLIN, 0},
-         {terminal_ ? terminal_->master() : -1, POLLIN, 0},
-         {terminal_ ? terminal_->input() : -1, POLLIN, 0},
-         output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
-         output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0},
-         {runsc_denials_ && runsc_denials_->open() ? runsc_denials_->fd() : -1, POLLIN, 0}}};
+    std::array<pollfd, 9> fds{{{state_.pidfd.get(), POLLIN, 0},
+                               {state_.reports.fd(), POLLIN, 0},
+                               {signals_.get(), POLLIN, 0},
+                               {denials_ ? denials_->fd() : -1, POLLIN, 0},
+                               {terminal_ ? terminal_->master() : -1, POLLIN, 0},
+                               {terminal_ ? terminal_->input() : -1, POLLIN, 0},
+                               output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
+                               output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0},
+                               {runsc_log_due() ? runsc_denials_->fd() : -1, POLLIN, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), poll_timeout(until));
     if (ready < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));

@@ -33,6 +33,8 @@ class Supervisor {
   void on_reports();
   void on_signals();
   void on_runsc_log();
+  // Whether runsc's log is polled this round (not while it rests after a read).
+  [[nodiscard]] bool runsc_log_due();
   void on_deadline();
   [[nodiscard]] int poll_timeout(std::optional<Clock::time_point> until) const;
 
@@ -46,6 +48,8 @@ class Supervisor {
   std::optional<Clock::time_point> next_deadline_;
   bool timed_out_ = false;
   bool ended_for_violation_ = false;  // runsc: the sandbox was killed for a denied call
+  static constexpr std::chrono::milliseconds kLogRest{10};
+  std::optional<Clock::time_point> log_rest_until_;  // runsc's log is not polled before then
   bool ended_ = false;
 };
 

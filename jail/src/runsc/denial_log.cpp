@@ -136,8 +136,9 @@ bool RunscDenialLog::read_some() {
 }
 
 void RunscDenialLog::on_readable() {
-  // A bounded number of reads per wake, so that a chatty log does not starve the other fds.
-  for (int i = 0; i < 8 && log_.valid(); ++i) {
+  // Up to the pipe's 1 MiB per wake (the supervisor reads it only every few ms), bounded so
+  // that a chatty log does not starve the other fds.
+  for (int i = 0; i < 64 && log_.valid(); ++i) {
     if (!read_some()) break;
   }
 }
