@@ -9,7 +9,6 @@
 
 #include <cerrno>
 #include <cmath>
-#include <string_view>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -68,11 +67,6 @@ void setup(Group::State& state, const Limits& limits,
   const std::string name = files::unique_name();
   for (const Want& want : wants) {
     const std::string step = fmt::format("cgroup {}", want.controller);
-    // The cpu controller only limits: its usage figures are cpuacct's. Joining it without a
-    // limit would only make the tool a scheduling group of its own, which changes how it
-    // shares the CPUs with the caller's processes (a pipeline through `jail -- cat` ran
-    // measurably slower).
-    if (std::string_view(want.controller) == "cpu" && !want.required) continue;
     const Hierarchy* h = layout.v1_with(want.controller);
     if (h == nullptr) {
       if (want.required) {
@@ -98,7 +92,7 @@ void setup(Group::State& state, const Limits& limits,
       const int err = errno;
       if (want.required) fail(step, err, fmt::format("create {}", path), advice_for(err));
       jail::log().debug("cgroup: no {} accounting: cannot create {}: {}", want.controller, path,
-                        files::errno_text(err));
+                    files::errno_text(err));
       continue;
     }
     state.dirs.push_back({path, h->controllers});
