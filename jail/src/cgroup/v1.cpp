@@ -62,6 +62,8 @@ void setup(Group::State& state, const Limits& limits,
   };
   const Want wants[] = {{"memory", limits.memory_bytes.has_value()},
                         {"pids", limits.pids.has_value()},
+                        // Without --cpus too: in a scheduling group of its own the jail
+                        // competes for the CPUs as one entity, however many threads it runs.
                         {"cpu", limits.cpus.has_value()},
                         {"cpuacct", false}};
   const std::string name = files::unique_name();
@@ -92,7 +94,7 @@ void setup(Group::State& state, const Limits& limits,
       const int err = errno;
       if (want.required) fail(step, err, fmt::format("create {}", path), advice_for(err));
       jail::log().debug("cgroup: no {} accounting: cannot create {}: {}", want.controller, path,
-                    files::errno_text(err));
+                        files::errno_text(err));
       continue;
     }
     state.dirs.push_back({path, h->controllers});
