@@ -83,11 +83,9 @@ void wait_for_parent(const Plan& plan) {
 // The init is single-threaded, so this moves all of it; everything it forks inherits the cgroup.
 void join_cgroups(const Plan& plan) {
   for (std::size_t i = 0; i < plan.cgroup_tasks_count; ++i) {
-    ssize_t n;
-    do {
-      n = ::write(plan.cgroup_tasks_fds[i], "0", 1);
-    } while (n < 0 && errno == EINTR);
-    if (n != 1) fail(plan, Step::cgroup_attach, n < 0 ? errno : EIO);
+    if (const int err = sys::join_cgroup_v1(plan.cgroup_tasks_fds[i]); err != 0) {
+      fail(plan, Step::cgroup_attach, err);
+    }
     ::close(plan.cgroup_tasks_fds[i]);
   }
 }

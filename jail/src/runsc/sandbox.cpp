@@ -23,6 +23,7 @@
 #include "log.hpp"
 
 #include "cgroup/cgroup.hpp"
+#include "child/syscalls.hpp"
 #include "jail/error.hpp"
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
@@ -61,11 +62,7 @@ constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
   // for no RCU grace period, where jail writing the pid did (~10 ms of each start, during which
   // the host's forks and execs, runsc's among them, stall). As the native init (child/init.cpp).
   for (const int fd : cgroup_tasks) {
-    ssize_t written;
-    do {
-      written = ::write(fd, "0", 1);
-    } while (written < 0 && errno == EINTR);
-    if (written != 1) ::_exit(125);
+    if (child::sys::join_cgroup_v1(fd) != 0) ::_exit(125);
   }
   // Moved out of the way first: stdio's dup2 must not land on it.
   if (debug_log >= 0 && debug_log <= kDebugLogFd) {
