@@ -15,8 +15,6 @@
 
 namespace jail {
 
-TempDir::TempDir(const std::string& prefix) : TempDir(prefix, {}) {}
-
 TempDir::TempDir(const std::string& prefix, std::filesystem::path base) {
   std::error_code error;
   if (base.empty()) base = std::filesystem::temp_directory_path(error);

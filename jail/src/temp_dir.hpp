@@ -10,10 +10,9 @@ namespace jail {
 class TempDir {
  public:
   TempDir() = default;
-  // Throws jail::Error. `prefix` names what it is for, e.g. "jail-runsc".
-  explicit TempDir(const std::string& prefix);
-  // The same in `base` (the temp directory when empty).
-  TempDir(const std::string& prefix, std::filesystem::path base);
+  // Throws jail::Error. `prefix` names what it is for, e.g. "jail-runsc"; made in `base`, or in
+  // the temp directory when that is empty.
+  explicit TempDir(const std::string& prefix, std::filesystem::path base = {});
   TempDir(TempDir&& other) noexcept;
   TempDir& operator=(TempDir&& other) noexcept;
   TempDir(const TempDir&) = delete;

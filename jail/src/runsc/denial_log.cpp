@@ -169,12 +169,14 @@ void RunscDenialLog::on_line(std::string_view line) {
                    record.action);
   ++denials_.count;
   if (denials_.first.size() < DenialHandler::kKeptDenials) denials_.first.push_back(record);
-  // Only a call every refusing rule of which kills: with "errno EPERM or kill" the tool may
-  // rightly have got its errno and gone on.
-  const bool kill = !actions.empty() &&
-                    std::all_of(actions.begin(), actions.end(), [](const policy::Action& action) {
-                      return action.kind == policy::ActionKind::kill;
-                    });
+  // A call gVisor killed outright, or one every refusing rule of which kills: with "errno EPERM
+  // or kill" the tool may rightly have got its errno and gone on.
+  const bool every_rule_kills =
+      !actions.empty() &&
+      std::all_of(actions.begin(), actions.end(), [](const policy::Action& action) {
+        return action.kind == policy::ActionKind::kill;
+      });
+  const bool kill = logged->killed || every_rule_kills;
   if (kill && !kill_denial_) kill_denial_ = record;
 }
 
