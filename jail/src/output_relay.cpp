@@ -10,12 +10,14 @@
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
+#include "write_all.hpp"
 
 namespace jail {
 
 OutputRelay::OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int stdout_sink,
                          int stderr_sink, std::uint64_t cap)
-    : streams_{Stream{std::move(stdout_source), stdout_sink}, Stream{std::move(stderr_source), stderr_sink}},
+    : streams_{Stream{std::move(stdout_source), stdout_sink},
+               Stream{std::move(stderr_source), stderr_sink}},
       left_(cap),
       buffer_(std::make_unique<std::array<char, 64 * 1024>>()) {
   for (auto& stream : streams_) {
@@ -24,9 +26,11 @@ OutputRelay::OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int std
 }
 
 OutputRelay::Moved OutputRelay::move_chunk(Stream& stream) {
-  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer_->size(), left_));
+  const std::size_t want =
+      static_cast<std::size_t>(std::min<std::uint64_t>(buffer_->size(), left_));
   if (stream.splice) {
-    const ssize_t n = ::splice(stream.source.get(), nullptr, stream.sink, nullptr, want, SPLICE_F_NONBLOCK);
+    const ssize_t n =
+        ::splice(stream.source.get(), nullptr, stream.sink, nullptr, want, SPLICE_F_NONBLOCK);
     if (n > 0) {
       left_ -= static_cast<std::uint64_t>(n);
       return Moved::some;
@@ -46,13 +50,8 @@ OutputRelay::Moved OutputRelay::move_chunk(Stream& stream) {
   const ssize_t n = ::read(stream.source.get(), buffer_->data(), want);
   if (n == 0) return Moved::ended;
   if (n < 0) return errno == EAGAIN || errno == EINTR ? Moved::none_yet : Moved::ended;
-  std::size_t done = 0;
-  while (done < static_cast<std::size_t>(n)) {
-    const ssize_t w = ::write(stream.sink, buffer_->data() + done, static_cast<std::size_t>(n) - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;  // the caller's side is gone: the bytes are dropped, the cap still counts
-    done += static_cast<std::size_t>(w);
-  }
+  // A failure means the caller's side is gone: the bytes are dropped, the cap still counts.
+  (void)write_all(stream.sink, buffer_->data(), static_cast<std::size_t>(n));
   left_ -= static_cast<std::uint64_t>(n);
   return Moved::some;
 }

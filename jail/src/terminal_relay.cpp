@@ -10,22 +10,12 @@
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
+#include "write_all.hpp"
 
 namespace jail {
 namespace {
 
 constexpr std::size_t kChunk = 16 * 1024;
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 
 #include "dry_run/digest.hpp"
 #include "jail/error.hpp"
+#include "write_all.hpp"
 
 namespace jail::dry_run {
 namespace {
@@ -60,14 +61,7 @@ void copy_bytes(int from, int to, const std::string& what) {
       if (errno == EINTR) continue;
       fail("cannot read " + what, errno);
     }
-    for (ssize_t done = 0; done < n;) {
-      const ssize_t written = ::write(to, buffer + done, static_cast<std::size_t>(n - done));
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        fail("cannot write " + what, errno);
-      }
-      done += written;
-    }
+    if (!write_all(to, buffer, static_cast<std::size_t>(n))) fail("cannot write " + what, errno);
   }
 }
 
