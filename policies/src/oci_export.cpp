@@ -5,6 +5,7 @@
 // Regions of the default action need no rule. Nothing is approximated: what has no exact
 // form is refused.
 #include <algorithm>
+#include <cerrno>
 #include <map>
 
 #include "oci_conditions.hpp"
@@ -110,7 +111,113 @@ json args_json(const d::Conjunction& c) {
   return args;
 }
 
+// runsc's answer to each action (see export_runsc_seccomp).
+struct RunscActions {
+  bool enosys_by_trace = false;
+
+  void put(json& j, const Action& a, const char* action_key, const char* errno_key) const {
+    if (a.kind == ActionKind::kill) {
+      j[action_key] = "SCMP_ACT_TRAP";
+    } else if (a.kind == ActionKind::errno_code && a.errno_value == ENOSYS && enosys_by_trace) {
+      j[action_key] = "SCMP_ACT_TRACE";
+    } else {
+      put_action(j, a, action_key, errno_key);
+    }
+  }
+};
+
+// The names runsc's table gives a syscall (its OCI reader ignores an entry's other names, with
+// a warning): gVisor calls 270 and 156 "pselect" and "sysctl". Both names are written, so a
+// runsc that learns the usual one still finds it.
+json runsc_names(const std::string& name) {
+  if (name == "pselect6") return json::array({name, "pselect"});
+  if (name == "_sysctl") return json::array({name, "sysctl"});
+  return json::array({name});
+}
+
+// Whether some call to ptrace can run under the policy: a tracer could then take an
+// SCMP_ACT_TRACE stop and let the call go on.
+bool ptrace_can_run(const Policy& policy) {
+  const auto runs = [](const Action& a) {
+    return a.kind == ActionKind::allow || a.kind == ActionKind::log;
+  };
+  const std::vector<const Rule*> rules = policy.rules_for(*syscall_number("ptrace"));
+  if (std::any_of(rules.begin(), rules.end(), [&](const Rule* r) { return runs(r->action); }))
+    return true;
+  const bool decided_by_a_rule =
+      std::any_of(rules.begin(), rules.end(), [](const Rule* r) { return !r->condition; });
+  return !decided_by_a_rule && runs(policy.default_action);
+}
+
+// One syscall's rules in order, as runsc tries entries, without those that change nothing:
+// the rules after the first unconditional one; the rules just before it with its action; and
+// the last rules when they decide as the default does.
+std::vector<const Rule*> ordered_rules(const Policy& policy, int nr) {
+  std::vector<const Rule*> rules = policy.rules_for(nr);
+  auto unconditional =
+      std::find_if(rules.begin(), rules.end(), [](const Rule* r) { return !r->condition; });
+  if (unconditional != rules.end()) {
+    const Action last = (*unconditional)->action;
+    auto first_alike = unconditional;
+    while (first_alike != rules.begin() && (*std::prev(first_alike))->action == last) --first_alike;
+    rules.erase(std::next(unconditional), rules.end());
+    rules.erase(first_alike, unconditional);
+  }
+  while (!rules.empty() && rules.back()->action == policy.default_action) rules.pop_back();
+  return rules;
+}
+
 }  // namespace
+
+json export_runsc_seccomp(const Policy& policy) {
+  const RunscActions actions{.enosys_by_trace = !ptrace_can_run(policy)};
+  json out;
+  actions.put(out, policy.default_action, "defaultAction", "defaultErrnoRet");
+  out["architectures"] = json::array({"SCMP_ARCH_X86_64"});
+  std::vector<std::pair<Action, std::vector<std::string>>> whole;  // decided without conditions
+  json conditional = json::array();
+  for (int nr : policy.syscalls()) {
+    const std::string name = syscall_name(nr);
+    const std::vector<const Rule*> rules = ordered_rules(policy, nr);
+    if (rules.size() == 1 && !rules.front()->condition) {
+      auto slot = std::find_if(whole.begin(), whole.end(),
+                               [&](const auto& w) { return w.first == rules.front()->action; });
+      if (slot == whole.end()) slot = whole.insert(whole.end(), {rules.front()->action, {}});
+      for (const auto& alias : runsc_names(name)) slot->second.push_back(alias.get<std::string>());
+      continue;
+    }
+    for (const Rule* rule : rules) {
+      std::vector<d::Conjunction> pieces{{}};
+      try {
+        if (rule->condition) {
+          pieces.clear();
+          for (const auto& term : d::to_dnf(*rule->condition, false))
+            for (auto& piece : d::as_seccomp_rules(term)) pieces.push_back(std::move(piece));
+        }
+      } catch (const d::InexpressibleCondition& e) {
+        throw ExportError(at(*rule) + ": the rule for " + name +
+                          " has no exact OCI form: " + e.what());
+      }
+      for (const auto& piece : pieces) {
+        json entry;
+        entry["names"] = runsc_names(name);
+        actions.put(entry, rule->action, "action", "errnoRet");
+        if (!piece.empty()) entry["args"] = args_json(piece);
+        conditional.push_back(std::move(entry));
+      }
+    }
+  }
+  json syscalls = json::array();
+  for (const auto& [action, names] : whole) {
+    json entry;
+    entry["names"] = names;
+    actions.put(entry, action, "action", "errnoRet");
+    syscalls.push_back(std::move(entry));
+  }
+  for (auto& e : conditional) syscalls.push_back(std::move(e));
+  out["syscalls"] = std::move(syscalls);
+  return out;
+}
 
 json export_oci_seccomp(const Policy& policy) {
   json out;

@@ -123,6 +123,25 @@ TEST_F(Runsc, PolicyAppliesInsideTheSandbox) {
       << describe(unfiltered);
 }
 
+// What the default policy allows works under gVisor too: glibc's threads (clone3 must fail with
+// ENOSYS for glibc to fall back to clone, and runsc answers every errno rule with EPERM but for
+// the TRACE form jail writes), and pselect6, which gVisor's profile reader calls "pselect".
+TEST_F(Runsc, ThreadsAndPselectWorkUnderTheDefaultPolicy) {
+  const std::string script =
+      "import ctypes, errno, threading\n"
+      "libc = ctypes.CDLL(None, use_errno=True)\n"
+      "result = libc.syscall(435, 0, 0)\n"
+      "print('clone3', result, errno.errorcode[ctypes.get_errno()])\n"
+      "t = threading.Thread(target=print, args=('thread ran',))\n"
+      "t.start()\n"
+      "t.join()\n"
+      "zero = (ctypes.c_long * 2)(0, 0)\n"
+      "print('pselect6', libc.syscall(270, 0, None, None, None, zero, None))\n";
+  RunResult r = runsc({"--no-cwd", "--", "python3", "-c", script});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "clone3 -1 ENOSYS\nthread ran\npselect6 0\n") << describe(r);
+}
+
 // gVisor applies the policy itself; jail still reports what it refused, from the sentry's debug
 // log: an errno denial with the run going on, then a killed call that ends the sandbox as a
 // native run's would — even when the tool ignores the SIGSYS gVisor sends it.

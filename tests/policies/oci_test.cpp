@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +163,24 @@ void expect_same_decisions(const Policy& a, const Policy& b) {
   EXPECT_GT(checked, 1000u);
 }
 
+// Whether every comparison of one OCI entry holds for these arguments.
+bool args_hold(const json& entry, const std::array<std::uint64_t, 6>& args) {
+  for (const auto& c : entry.value("args", json::array())) {
+    std::uint64_t x = args[c["index"].get<std::size_t>()];
+    std::uint64_t v = c["value"], v2 = c.value("valueTwo", std::uint64_t{0});
+    std::string op = c["op"];
+    bool ok = op == "SCMP_CMP_EQ"   ? x == v
+              : op == "SCMP_CMP_NE" ? x != v
+              : op == "SCMP_CMP_LT" ? x < v
+              : op == "SCMP_CMP_LE" ? x <= v
+              : op == "SCMP_CMP_GT" ? x > v
+              : op == "SCMP_CMP_GE" ? x >= v
+                                    : (x & v) == v2;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 // libseccomp's reading of an OCI profile, for checking export without import: the first
 // entry without args decides its syscall; otherwise the matching entries, which must agree.
 Action oci_decide(const json& profile, const std::string& name,
@@ -181,21 +200,7 @@ Action oci_decide(const json& profile, const std::string& name,
     if (!named) continue;
     Action a = action_of(e, "action", "errnoRet");
     if (!e.contains("args") || e["args"].empty()) return a;
-    bool all = true;
-    for (const auto& c : e["args"]) {
-      std::uint64_t x = args[c["index"].get<std::size_t>()];
-      std::uint64_t v = c["value"], v2 = c["valueTwo"];
-      std::string op = c["op"];
-      bool ok = op == "SCMP_CMP_EQ"   ? x == v
-                : op == "SCMP_CMP_NE" ? x != v
-                : op == "SCMP_CMP_LT" ? x < v
-                : op == "SCMP_CMP_LE" ? x <= v
-                : op == "SCMP_CMP_GT" ? x > v
-                : op == "SCMP_CMP_GE" ? x >= v
-                                      : (x & v) == v2;
-      all = all && ok;
-    }
-    if (!all) continue;
+    if (!args_hold(e, args)) continue;
     EXPECT_TRUE(!matched || *matched == a) << name << ": entries with different actions overlap";
     matched = a;
   }
@@ -425,6 +430,100 @@ TEST(OciExport, WritesTheBaselineAndRefusesWhatLibseccompCannotSay) {
               std::string::npos)
         << e.what();
   }
+}
+
+// gVisor's reading of a profile under runsc --oci-seccomp: the entries in order, the first
+// whose names and comparisons match decides; SCMP_ACT_ERRNO is EPERM whatever the errnoRet;
+// SCMP_ACT_TRACE, with no tracer attached, fails with ENOSYS.
+Action runsc_decide(const json& profile, const std::string& name,
+                    const std::array<std::uint64_t, 6>& args) {
+  auto action_of = [](const json& j, const char* key) {
+    const std::string a = j[key];
+    if (a == "SCMP_ACT_ALLOW") return Action{ActionKind::allow, 0};
+    if (a == "SCMP_ACT_TRAP") return Action{ActionKind::trap, 0};
+    if (a == "SCMP_ACT_LOG") return Action{ActionKind::log, 0};
+    if (a == "SCMP_ACT_TRACE") return Action{ActionKind::errno_code, ENOSYS};
+    EXPECT_EQ(a, "SCMP_ACT_ERRNO") << "runsc refuses " << a;
+    return Action{ActionKind::errno_code, EPERM};
+  };
+  for (const auto& e : profile["syscalls"]) {
+    const auto& names = e["names"];
+    if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+    if (args_hold(e, args)) return action_of(e, "action");
+  }
+  return action_of(profile, "defaultAction");
+}
+
+// What runsc can answer for a policy decision (policy/oci.hpp): a kill is a trap, and every
+// errno is EPERM but ENOSYS, which stays when no tracer can take the call.
+Action within_runsc_reach(const Action& a, bool enosys_kept) {
+  if (a.kind == ActionKind::kill) return {ActionKind::trap, 0};
+  if (a.kind != ActionKind::errno_code) return a;
+  const bool enosys = a.errno_value == ENOSYS && enosys_kept;
+  return {ActionKind::errno_code, static_cast<std::uint16_t>(enosys ? ENOSYS : EPERM)};
+}
+
+void expect_runsc_export_decides_as(const Policy& p, bool enosys_kept) {
+  const json out = export_runsc_seccomp(p);
+  std::size_t checked = 0;
+  for (int nr : every_syscall()) {
+    const Policy pn = only(p, nr);
+    const std::string name = syscall_name(nr);
+    for (const auto& args : probes(nr, pn, pn)) {
+      ++checked;
+      ASSERT_EQ(to_string(runsc_decide(out, name, args)),
+                to_string(within_runsc_reach(decide(pn, nr, args).action, enosys_kept)))
+          << name << "(" << std::hex << args[0] << ", " << args[1] << ", " << args[2] << ")";
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
+TEST(RunscExport, ShippedAndImportedPoliciesDecideAsRunscReadsThem) {
+  for (const auto& name : shipped_policy_names()) {
+    SCOPED_TRACE(name);
+    expect_runsc_export_decides_as(load_policy(name), true);
+  }
+  for (const std::string& path : {fixture("docker-default.json"), fixture("podman-default.json"),
+                                  sample("oci_commented.json")}) {
+    SCOPED_TRACE(path);
+    const Policy p = import_file(path);
+    // Docker's and Podman's profiles allow ptrace (kernel >= 4.8), so their ENOSYS is EPERM.
+    const bool ptrace_refused =
+        decide(p, *syscall_number("ptrace"), {}).action.kind != ActionKind::allow;
+    expect_runsc_export_decides_as(p, ptrace_refused);
+  }
+}
+
+// The default policy's profile as runsc reads it: a fraction of the libseccomp form (runsc
+// parses it at every start), clone3's ENOSYS kept through SCMP_ACT_TRACE (glibc then falls
+// back to clone; EPERM would stop every thread), and pselect6 under gVisor's name as well.
+TEST(RunscExport, DefaultPolicyIsSmallKeepsClone3sEnosysAndNamesPselectAsGvisorDoes) {
+  const Policy p = load_policy("default");
+  const json runsc = export_runsc_seccomp(p);
+  const json any_runtime = export_oci_seccomp(p);
+  EXPECT_LT(runsc["syscalls"].size() * 4, any_runtime["syscalls"].size())
+      << runsc["syscalls"].size() << " entries against " << any_runtime["syscalls"].size();
+  std::string clone3_action, pselect_names;
+  for (const auto& e : runsc["syscalls"]) {
+    for (const auto& n : e["names"]) {
+      if (n == "clone3") clone3_action = e["action"];
+      if (n == "pselect6") pselect_names = e["names"].dump();
+    }
+  }
+  EXPECT_EQ(clone3_action, "SCMP_ACT_TRACE");
+  EXPECT_NE(pselect_names.find("\"pselect\""), std::string::npos) << pselect_names;
+  EXPECT_EQ(runsc.dump().find("SCMP_ACT_KILL"), std::string::npos) << "runsc refuses KILL";
+}
+
+// A tracer could take an SCMP_ACT_TRACE stop and let the call run, so where ptrace can run the
+// ENOSYS rule is EPERM instead: still refused.
+TEST(RunscExport, EnosysIsEpermWhenThePolicyLetsPtraceRun) {
+  const Policy p =
+      parse_policy("default errno EPERM\nallow read write exit_group ptrace\n", "traced.policy");
+  const json out = export_runsc_seccomp(p);
+  EXPECT_EQ(runsc_decide(out, "clone3", {}), (Action{ActionKind::errno_code, EPERM})) << out.dump();
+  expect_runsc_export_decides_as(p, false);
 }
 
 const Program& docker_program() {

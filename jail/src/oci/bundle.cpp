@@ -111,10 +111,10 @@ bool host_etc_entry(const child::MountOp& op, const OpDescription& description) 
 }
 
 // The bundle's rootfs holds what a native run creates on its tmpfs root: mount points, links and
-// the generated /etc files, and with HostEtc::copied the host's /etc entries that are cheaper
+// the generated /etc files, and for a BundleUse::run_once the host's /etc entries that are cheaper
 // there than bound (oci/host_etc.hpp). Everything else comes in as mounts. Returns, per op,
 // whether it is in the rootfs already (and so needs no mount).
-std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, HostEtc host_etc) {
+std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, BundleUse use) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const auto& descriptions = layout.builder.descriptions();
   std::vector<bool> in_rootfs(plan.op_count, false);
@@ -133,7 +133,7 @@ std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, H
         write_text(path, op.source, op.source_len);
         break;
       case child::OpKind::bind:
-        if (host_etc == HostEtc::copied && host_etc_entry(op, descriptions[i]) &&
+        if (use == BundleUse::run_once && host_etc_entry(op, descriptions[i]) &&
             inline_host_entry(descriptions[i].source, path)) {
           in_rootfs[i] = true;
         } else if (op.target_is_dir) {
@@ -231,7 +231,7 @@ fs::path run_bundle_parent() {
 }
 
 void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
-                  HostEtc host_etc) {
+                  BundleUse use) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
@@ -245,9 +245,10 @@ void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& s
   if (spec.rootfs) {
     root_path = *spec.rootfs;
   } else {
-    in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", host_etc);
+    in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", use);
   }
-  const std::string text = config_for(*layout, spec, root_path, seccomp, in_rootfs).dump(2) + "\n";
+  const nlohmann::json config = config_for(*layout, spec, root_path, seccomp, in_rootfs);
+  const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";
   write_text(dir / "config.json", text.data(), text.size());
 }
 

@@ -12,18 +12,20 @@
 
 namespace jail::oci {
 
-// How the host-minimal root's /etc entries reach the tool. `copied`: regular files and small
-// directories are placed in the bundle's rootfs (hard links where possible; oci/host_etc.hpp), the
-// rest bound — for a bundle run once and removed, as jail's runsc back end does: gVisor's start-up
-// pays for every mount. `bound`: every entry is a bind — for an exported bundle, kept and run
-// later, maybe elsewhere, which then reads the host's /etc of the day it runs.
-enum class HostEtc { copied, bound };
+// What the bundle is for. `run_once`: run by jail's runsc back end and removed — the host's
+// /etc entries that are regular files or small directories are placed in the bundle's rootfs
+// (hard links where possible; oci/host_etc.hpp), the rest bound, since gVisor's start-up pays
+// for every mount; and config.json is written without indentation, since every runsc process
+// parses it again at each start. `kept`: exported, read by people and run later, maybe
+// elsewhere — every /etc entry is a bind (the host's /etc of the day it runs) and config.json
+// is indented.
+enum class BundleUse { run_once, kept };
 
 // Writes DIR/config.json and DIR/rootfs (the mount points, links and generated /etc files of the
 // host-minimal root; a --rootfs directory is referenced, not copied). Throws jail::Error.
 // `seccomp` is the OCI linux.seccomp object, or null for none.
 void write_bundle(const Spec& spec, const std::filesystem::path& dir, const nlohmann::json& seccomp,
-                  HostEtc host_etc = HostEtc::copied);
+                  BundleUse use);
 
 // Where a bundle that is run once and removed (jail's runsc back end) is best written: $TMPDIR
 // when it is set (the caller's choice), else /dev/shm when it is a writable tmpfs, else empty

@@ -16,7 +16,8 @@ void export_oci_bundle(const Spec& spec, const std::string& bundle_dir) {
                 "export without --dry-run");
   }
   // Kept and run later, maybe on another host: binds read that host's /etc when it runs.
-  oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy).profile, oci::HostEtc::bound);
+  oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy, OciReader::any_runtime).profile,
+                    oci::BundleUse::kept);
 }
 
 }  // namespace jail

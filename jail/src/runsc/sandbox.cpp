@@ -145,8 +145,8 @@ Process launch_runsc(const Spec& spec) {
   state->runsc = std::make_unique<RunscSandbox>(
       runsc, TempDir("jail-runsc", oci::run_bundle_parent()), random_id());
   const RunscSandbox& sandbox = *state->runsc;
-  const OciSeccomp seccomp = oci_seccomp_for(spec.policy);
-  oci::write_bundle(spec, sandbox.bundle(), seccomp.profile);
+  const OciSeccomp seccomp = oci_seccomp_for(spec.policy, OciReader::runsc);
+  oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once);
   std::filesystem::create_directories(sandbox.state_root());
 
   state->cgroup = make_cgroup(spec);

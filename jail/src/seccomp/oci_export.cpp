@@ -29,7 +29,7 @@ nlohmann::json portable(nlohmann::json seccomp) {
 
 }  // namespace
 
-OciSeccomp oci_seccomp_for(const std::string& policy_name) {
+OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader) {
   if (policy_name == "none") {
     jail::log().warn(
         "--policy none: the tool runs WITHOUT a seccomp filter; every syscall the "
@@ -38,6 +38,7 @@ OciSeccomp oci_seccomp_for(const std::string& policy_name) {
   }
   try {
     auto policy = std::make_shared<const policy::Policy>(policy::load_policy(policy_name));
+    if (reader == OciReader::runsc) return {policy::export_runsc_seccomp(*policy), policy};
     return {portable(policy::export_oci_seccomp(*policy)), policy};
   } catch (const policy::PolicyError& error) {
     throw Error(

@@ -2,6 +2,7 @@
 // themselves (runsc --oci-seccomp, runc, crun).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -16,8 +17,14 @@ struct OciSeccomp {
   std::shared_ptr<const policy::Policy> policy;  // what it was made from: names the denials
 };
 
+// Who reads the profile. A bundle for any runtime is written as libseccomp reads a profile
+// (runc, crun, and runsc too); jail's own runsc runs get runsc's ordered form, a fraction of
+// the size, which every runsc process parses again at each start (policy/oci.hpp).
+enum class OciReader : std::uint8_t { any_runtime, runsc };
+
 // Throws jail::Error when the policy cannot be expressed in OCI faithfully: a runtime never gets
-// a policy that decides differently from the native one.
-[[nodiscard]] OciSeccomp oci_seccomp_for(const std::string& policy_name);
+// a policy that decides differently from the native one — but for the errno codes runsc cannot
+// return (see export_runsc_seccomp), which stay refused with EPERM.
+[[nodiscard]] OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader);
 
 }  // namespace jail

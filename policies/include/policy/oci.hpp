@@ -51,4 +51,17 @@ class ExportError : public std::runtime_error {
 // Throws ExportError naming the syscall and rule when libseccomp cannot express them exactly.
 [[nodiscard]] nlohmann::json export_oci_seccomp(const Policy& policy);
 
+// The same decisions as gVisor's runsc reads a profile under --oci-seccomp, which is not
+// libseccomp's reading: runsc tries the entries in order and the first that matches decides,
+// so each syscall's rules are written as the policy orders them, with no negated regions (the
+// default policy's profile shrinks from 207 entries to a few dozen, and each runsc process
+// parses it again at every start). runsc answers every SCMP_ACT_ERRNO with EPERM whatever the
+// errnoRet (google/gvisor#14688), so an `errno ENOSYS` rule is written as SCMP_ACT_TRACE,
+// which fails with ENOSYS when no tracer is attached — unless the policy lets ptrace run,
+// when a tracer could let the call through: it is then EPERM. Other errnos also become
+// EPERM (still refused, with another code; errnoRet is kept for a runsc that reads it).
+// runsc refuses SCMP_ACT_KILL_PROCESS: `kill` is SCMP_ACT_TRAP, whose uncaught SIGSYS ends the
+// process. Throws ExportError as export_oci_seccomp does.
+[[nodiscard]] nlohmann::json export_runsc_seccomp(const Policy& policy);
+
 }  // namespace jail::policy
