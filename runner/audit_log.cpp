@@ -1,19 +1,20 @@
 #include "audit_log.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <ctime>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "policy/policy.hpp"
 
@@ -21,29 +22,39 @@ namespace jail::runner {
 namespace {
 
 std::string sha256(const std::string& data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr);
-  std::string hex;
-  for (unsigned i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return "sha256:" + hex;
+  sha256_ctx context;
+  sha256_init(&context);
+  sha256_update(&context, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
+  std::uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&context, sizeof digest, digest);
+  std::string hex = "sha256:";
+  for (const std::uint8_t byte : digest) hex += fmt::format("{:02x}", byte);
+  return hex;
 }
 
 // Everything that decides what the tool can do, in a fixed order, so equal specs hash equal.
 nlohmann::ordered_json spec_json(const Spec& spec) {
   nlohmann::ordered_json mounts = nlohmann::ordered_json::array();
   for (const auto& mount : spec.mounts) {
-    mounts.push_back({{"kind", static_cast<int>(mount.kind)}, {"source", mount.source},
-                      {"target", mount.target}, {"size", mount.size_bytes.value_or(0)}});
+    mounts.push_back({{"kind", static_cast<int>(mount.kind)},
+                      {"source", mount.source},
+                      {"target", mount.target},
+                      {"size", mount.size_bytes.value_or(0)}});
   }
-  return {{"argv", spec.argv},         {"env", spec.env},
+  return {{"argv", spec.argv},
+          {"env", spec.env},
           {"uid", spec.uid.value_or(static_cast<uid_t>(-1))},
           {"gid", spec.gid.value_or(static_cast<gid_t>(-1))},
-          {"hostname", spec.hostname}, {"net", spec.net == Net::host ? "host" : "none"},
-          {"rootfs", spec.rootfs.value_or("")}, {"cwd", spec.cwd},
-          {"mounts", mounts},          {"tmp_size", spec.tmp_size_bytes},
-          {"policy", spec.policy},     {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
-          {"memory", spec.limits.memory_bytes.value_or(0)}, {"pids", spec.limits.pids.value_or(0)},
+          {"hostname", spec.hostname},
+          {"net", spec.net == Net::host ? "host" : "none"},
+          {"rootfs", spec.rootfs.value_or("")},
+          {"cwd", spec.cwd},
+          {"mounts", mounts},
+          {"tmp_size", spec.tmp_size_bytes},
+          {"policy", spec.policy},
+          {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
+          {"memory", spec.limits.memory_bytes.value_or(0)},
+          {"pids", spec.limits.pids.value_or(0)},
           {"cpus", spec.limits.cpus.value_or(0)},
           {"timeout_ms", spec.limits.timeout ? spec.limits.timeout->count() : 0}};
 }

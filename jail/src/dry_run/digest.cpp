@@ -1,11 +1,11 @@
 #include "dry_run/digest.hpp"
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
-#include <memory>
 
 #include <fmt/format.h>
 
@@ -14,38 +14,30 @@
 namespace jail::dry_run {
 namespace {
 
-struct ContextFree {
-  void operator()(EVP_MD_CTX* context) const { EVP_MD_CTX_free(context); }
-};
-using Context = std::unique_ptr<EVP_MD_CTX, ContextFree>;
-
-Context new_context() {
-  Context context(EVP_MD_CTX_new());
-  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
-    throw Error("digest", ENOMEM, "cannot start a SHA-256 digest (OpenSSL)");
-  }
-  return context;
+void update(sha256_ctx& context, const void* bytes, std::size_t size) {
+  sha256_update(&context, size, static_cast<const std::uint8_t*>(bytes));
 }
 
-std::string finish(EVP_MD_CTX* context) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned length = 0;
-  EVP_DigestFinal_ex(context, digest, &length);
+std::string finish(sha256_ctx& context) {
+  std::uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&context, sizeof digest, digest);
   std::string hex = "sha256:";
-  for (unsigned i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  for (const std::uint8_t byte : digest) hex += fmt::format("{:02x}", byte);
   return hex;
 }
 
 }  // namespace
 
 std::string sha256_of_text(std::string_view bytes) {
-  Context context = new_context();
-  EVP_DigestUpdate(context.get(), bytes.data(), bytes.size());
-  return finish(context.get());
+  sha256_ctx context;
+  sha256_init(&context);
+  update(context, bytes.data(), bytes.size());
+  return finish(context);
 }
 
 std::string sha256_of_fd(int fd, const std::string& what) {
-  Context context = new_context();
+  sha256_ctx context;
+  sha256_init(&context);
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -55,9 +47,9 @@ std::string sha256_of_fd(int fd, const std::string& what) {
       const int err = errno;
       throw Error("dry_run", err, fmt::format("cannot read {}: {}", what, std::strerror(err)));
     }
-    EVP_DigestUpdate(context.get(), buffer, static_cast<std::size_t>(n));
+    update(context, buffer, static_cast<std::size_t>(n));
   }
-  return finish(context.get());
+  return finish(context);
 }
 
 }  // namespace jail::dry_run
