@@ -139,15 +139,18 @@ int import_profile(const std::string& file, const std::string& output, const std
   }
 }
 
-// A policy's decisions → OCI linux.seccomp JSON, for runc, crun and runsc.
-int export_policy(const std::string& file, const std::string& output) {
+// A policy's decisions → OCI linux.seccomp JSON: as libseccomp reads a profile (`oci`: runc,
+// crun) or as gVisor's runsc does (`runsc`; see policy/oci.hpp for how the two differ).
+int export_policy(const std::string& file, const std::string& format, const std::string& output) {
   policy::LoadResult loaded = policy::try_load_policy(file);
   if (!loaded.policy) {
     std::cerr << policy::format(loaded.diagnostics);
     return 1;
   }
   try {
-    std::string text = policy::export_oci_seccomp(*loaded.policy).dump(2) + "\n";
+    const nlohmann::json profile = format == "runsc" ? policy::export_runsc_seccomp(*loaded.policy)
+                                                     : policy::export_oci_seccomp(*loaded.policy);
+    std::string text = profile.dump(2) + "\n";
     return write_output(output, text, "export") ? 0 : 1;
   } catch (const policy::ExportError& e) {
     std::cerr << "jail policy export: cannot express " << file << " in OCI seccomp: " << e.what()
@@ -201,7 +204,10 @@ int run_policy_command(int argc, char** argv) {
   auto* export_cmd = app.add_subcommand(
       "export", "a policy's decisions as OCI linux.seccomp JSON (runc, crun, runsc)");
   export_cmd->add_option("FILE", export_file, "policy file or shipped name")->required();
-  export_cmd->add_option("--format", export_format, "oci")->check(CLI::IsMember({"oci"}));
+  export_cmd
+      ->add_option("--format", export_format,
+                   "oci: as libseccomp reads it (runc, crun); runsc: as gVisor's runsc reads it")
+      ->check(CLI::IsMember({"oci", "runsc"}));
   export_cmd->add_option("-o,--output", export_output, "write the JSON here (default: stdout)");
 
   try {
@@ -215,7 +221,7 @@ int run_policy_command(int argc, char** argv) {
   if (*bpf_cmd) return bpf(bpf_file, routing);
   if (*diff_cmd) return diff(diff_before, diff_after, diff_format);
   if (*import_cmd) return import_profile(import_file, import_output, import_kernel);
-  if (*export_cmd) return export_policy(export_file, export_output);
+  if (*export_cmd) return export_policy(export_file, export_format, export_output);
   return 2;
 }
 

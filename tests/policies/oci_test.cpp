@@ -837,6 +837,16 @@ TEST_F(OciCli, ImportExportImport) {
   EXPECT_NE(to_stdout.out.find("\"defaultAction\": \"SCMP_ACT_KILL_PROCESS\""), std::string::npos);
 }
 
+// For gVisor: the profile as runsc reads it (the one `jail --runtime runsc` hands runsc).
+TEST_F(OciCli, ExportsTheRunscForm) {
+  CliRun runsc = run({"export", "default", "--format", "runsc"});
+  ASSERT_EQ(runsc.code, 0) << runsc.err;
+  EXPECT_EQ(nlohmann::json::parse(runsc.out),
+            jail::policy::export_runsc_seccomp(jail::policy::load_policy("default")));
+  EXPECT_EQ(runsc.out.find("SCMP_ACT_KILL_PROCESS"), std::string::npos);
+  EXPECT_NE(runsc.out.find("SCMP_ACT_TRACE"), std::string::npos);
+}
+
 TEST_F(OciCli, ErrorsExitOneWithTheReason) {
   CliRun bad = run({"import", std::string(POLICY_SAMPLES_DIR) + "/oci_bad.json"});
   EXPECT_EQ(bad.code, 1);
