@@ -1,12 +1,16 @@
 #include "oci/host_etc.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include <optional>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -73,18 +77,44 @@ bool place(const fs::path& source, const fs::path& dest, bool same_device) {
   return false;  // a device, socket or FIFO keeps its bind
 }
 
-// The entries below `dir`, parents before children, or nothing if there are too many or one
-// cannot be read.
-std::vector<fs::path> small_tree(const fs::path& dir) {
-  std::vector<fs::path> entries;
-  std::error_code error;
-  // Does not descend into symlinks to directories: they are recreated as symlinks.
-  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end;
-       it.increment(error)) {
-    if (entries.size() == kMaxInlinedEntries) return {};
-    entries.push_back(it->path());
+// Appends the entries below the directory open at `dir` (closed here) to `entries` as paths
+// under `prefix`, parents before children; false once there are more than kMaxInlinedEntries or
+// one cannot be read. The directory is read a few entries at a time, so a big one (/etc/ssl/certs
+// holds hundreds) is given up after a small read rather than read whole, as readdir would.
+bool list_small_tree(int dir, const fs::path& prefix, std::vector<fs::path>& entries) {
+  const UniqueFd owned(dir);
+  alignas(8) char buffer[1024];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+    if (n < 0) return false;
+    if (n == 0) return true;
+    for (long offset = 0; offset < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + offset);
+      offset += entry->d_reclen;
+      const std::string_view name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      if (entries.size() == kMaxInlinedEntries) return false;
+      entries.push_back(prefix / name);
+      bool is_dir = entry->d_type == DT_DIR;
+      if (entry->d_type == DT_UNKNOWN) {  // a file system that does not give types
+        struct stat info {};
+        if (::fstatat(dir, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0) return false;
+        is_dir = S_ISDIR(info.st_mode);
+      }
+      if (!is_dir) continue;
+      const int child =
+          ::openat(dir, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child < 0 || !list_small_tree(child, prefix / name, entries)) return false;
+    }
   }
-  if (error) return {};
+}
+
+// The entries below `dir`, parents before children, or nullopt if there are too many or one
+// cannot be read. Symlinks to directories are not descended into: they are recreated as links.
+std::optional<std::vector<fs::path>> small_tree(const fs::path& dir) {
+  std::vector<fs::path> entries;
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || !list_small_tree(fd, dir, entries)) return std::nullopt;
   return entries;
 }
 
@@ -100,13 +130,11 @@ bool inline_host_entry(const fs::path& source, const fs::path& dest) {
   if (S_ISREG(info.st_mode)) {
     placed = place_file(source, dest, info, same_device);
   } else if (S_ISDIR(info.st_mode)) {
-    const std::vector<fs::path> entries = small_tree(source);
-    std::error_code error;
-    const bool empty = fs::is_empty(source, error);
-    if (!error && (empty || !entries.empty())) {
+    if (const auto entries = small_tree(source)) {
       placed = place_dir(dest, info);
-      for (std::size_t i = 0; placed && i < entries.size(); ++i) {
-        placed = place(entries[i], dest / entries[i].lexically_relative(source), same_device);
+      for (std::size_t i = 0; placed && i < entries->size(); ++i) {
+        const fs::path& entry = (*entries)[i];
+        placed = place(entry, dest / entry.lexically_relative(source), same_device);
       }
     }
   }
