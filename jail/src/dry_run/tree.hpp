@@ -1,6 +1,7 @@
 // File-tree operations for dry-run sessions, all relative to a directory fd and none of them
 // following a symlink: a change set written by an untrusted tool (or edited on disk since) names
-// paths that must stay inside their bound directory whatever links it holds.
+// paths that must stay inside their bound directory whatever links it holds. TempDir's removal and
+// the runsc bundle's copies of host /etc entries use them too, for the same reason.
 #pragma once
 
 #include <sys/stat.h>

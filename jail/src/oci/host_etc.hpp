@@ -14,9 +14,9 @@ constexpr std::size_t kMaxInlinedEntries = 32;
 // Places the host entry `source` at `dest` (which must not exist): a regular file becomes a hard
 // link to it (the host's own inode: the bind's view), or a copy where linking is refused (another
 // file system); a directory of at most kMaxInlinedEntries regular files, directories and
-// symlinks is recreated with the same modes and owners, its symlinks as symlinks (never
-// followed), its files as above. Returns false, leaving nothing at `dest`, for anything else
-// (a symlink, a device, a bigger directory) and on any failure: the caller then binds the entry.
+// symlinks is copied with the same modes and owners, its symlinks as symlinks (never followed)
+// — dry_run::copy_at. Returns false, leaving nothing at `dest`, for anything else (a symlink, a
+// device, a bigger directory) and on any failure: the caller then binds the entry.
 [[nodiscard]] bool inline_host_entry(const std::filesystem::path& source,
                                      const std::filesystem::path& dest);
 
