@@ -111,6 +111,34 @@ json args_json(const d::Conjunction& c) {
   return args;
 }
 
+// A profile's `syscalls`: one entry per action for the syscalls it decides whole, then the
+// entries with conditions, in the order they were added.
+struct SyscallEntries {
+  std::vector<std::pair<Action, std::vector<std::string>>> whole;
+  json conditional = json::array();
+
+  void add_whole(const Action& action, const std::string& name) {
+    auto slot =
+        std::find_if(whole.begin(), whole.end(), [&](const auto& w) { return w.first == action; });
+    if (slot == whole.end()) slot = whole.insert(whole.end(), {action, {}});
+    slot->second.push_back(name);
+  }
+
+  // `put(entry, action)` writes an action in the reader's terms.
+  template <class Put>
+  json finish(const Put& put) {
+    json syscalls = json::array();
+    for (const auto& [action, names] : whole) {
+      json entry;
+      entry["names"] = names;
+      put(entry, action);
+      syscalls.push_back(std::move(entry));
+    }
+    for (auto& e : conditional) syscalls.push_back(std::move(e));
+    return syscalls;
+  }
+};
+
 // runsc's answer to each action (see export_runsc_seccomp).
 struct RunscActions {
   bool enosys_by_trace = false;
@@ -174,16 +202,13 @@ json export_runsc_seccomp(const Policy& policy) {
   json out;
   actions.put(out, policy.default_action, "defaultAction", "defaultErrnoRet");
   out["architectures"] = json::array({"SCMP_ARCH_X86_64"});
-  std::vector<std::pair<Action, std::vector<std::string>>> whole;  // decided without conditions
-  json conditional = json::array();
+  SyscallEntries entries;
   for (int nr : policy.syscalls()) {
     const std::string name = syscall_name(nr);
     const std::vector<const Rule*> rules = ordered_rules(policy, nr);
     if (rules.size() == 1 && !rules.front()->condition) {
-      auto slot = std::find_if(whole.begin(), whole.end(),
-                               [&](const auto& w) { return w.first == rules.front()->action; });
-      if (slot == whole.end()) slot = whole.insert(whole.end(), {rules.front()->action, {}});
-      for (const auto& alias : runsc_names(name)) slot->second.push_back(alias.get<std::string>());
+      for (const auto& alias : runsc_names(name))
+        entries.add_whole(rules.front()->action, alias.get<std::string>());
       continue;
     }
     for (const Rule* rule : rules) {
@@ -203,19 +228,12 @@ json export_runsc_seccomp(const Policy& policy) {
         entry["names"] = runsc_names(name);
         actions.put(entry, rule->action, "action", "errnoRet");
         if (!piece.empty()) entry["args"] = args_json(piece);
-        conditional.push_back(std::move(entry));
+        entries.conditional.push_back(std::move(entry));
       }
     }
   }
-  json syscalls = json::array();
-  for (const auto& [action, names] : whole) {
-    json entry;
-    entry["names"] = names;
-    actions.put(entry, action, "action", "errnoRet");
-    syscalls.push_back(std::move(entry));
-  }
-  for (auto& e : conditional) syscalls.push_back(std::move(e));
-  out["syscalls"] = std::move(syscalls);
+  out["syscalls"] = entries.finish(
+      [&](json& entry, const Action& action) { actions.put(entry, action, "action", "errnoRet"); });
   return out;
 }
 
@@ -225,8 +243,7 @@ json export_oci_seccomp(const Policy& policy) {
   // Native only, as the jail runs: libseccomp applies the runtime's bad-architecture action
   // to other architectures.
   out["architectures"] = json::array({"SCMP_ARCH_X86_64"});
-  std::vector<std::pair<Action, std::vector<std::string>>> whole;  // decided without conditions
-  json conditional = json::array();
+  SyscallEntries entries;
   for (int nr : policy.syscalls()) {
     std::string name = syscall_name(nr);
     std::vector<Piece> pieces = without_subsumed(pieces_for(policy, nr));
@@ -238,10 +255,7 @@ json export_oci_seccomp(const Policy& policy) {
         if (piece.action != everything->action)
           throw ExportError(at(*piece.rule) + ": " + name +
                             ": an unconditional rule next to another action (a bug in export)");
-      auto slot = std::find_if(whole.begin(), whole.end(),
-                               [&](const auto& w) { return w.first == everything->action; });
-      if (slot == whole.end()) slot = whole.insert(whole.end(), {everything->action, {}});
-      slot->second.push_back(name);
+      entries.add_whole(everything->action, name);
       continue;
     }
     for (const auto& piece : pieces) {
@@ -258,19 +272,12 @@ json export_oci_seccomp(const Policy& policy) {
         put_action(entry, piece.action, "action", "errnoRet");
         entry["args"] = args_json(r);
         entry["comment"] = "from " + at(*piece.rule);
-        conditional.push_back(entry);
+        entries.conditional.push_back(std::move(entry));
       }
     }
   }
-  json syscalls = json::array();
-  for (const auto& [action, names] : whole) {
-    json entry;
-    entry["names"] = names;
-    put_action(entry, action, "action", "errnoRet");
-    syscalls.push_back(entry);
-  }
-  for (auto& e : conditional) syscalls.push_back(std::move(e));
-  out["syscalls"] = syscalls;
+  out["syscalls"] = entries.finish(
+      [](json& entry, const Action& action) { put_action(entry, action, "action", "errnoRet"); });
   return out;
 }
 
