@@ -15,7 +15,9 @@ std::string relative(const std::string& absolute) {
 
 }  // namespace
 
-const char* PlanBuilder::keep(std::string text) { return strings_.emplace_back(std::move(text)).c_str(); }
+const char* PlanBuilder::keep(std::string text) {
+  return strings_.emplace_back(std::move(text)).c_str();
+}
 
 child::MountOp& PlanBuilder::add(child::OpKind kind, const std::string& target,
                                  const std::string& source, const std::string& origin) {
@@ -48,7 +50,7 @@ void PlanBuilder::overlay(const std::string& lower, const std::string& upper,
 }
 
 void PlanBuilder::optional_bind(const std::string& source, const std::string& target) {
-  bind(source, target, true, "the host-minimal root");
+  bind(source, target, true, kHostMinimalRootOrigin);
   ops_.back().optional = true;
 }
 

@@ -13,6 +13,9 @@ namespace jail {
 
 // What a mount op was for, kept on the parent side to turn a child's failure report into a
 // message that names the mount and where it came from.
+// The origin of the host-minimal root's own (optional) binds, which the runsc bundle recognises.
+inline constexpr const char* kHostMinimalRootOrigin = "the host-minimal root";
+
 struct OpDescription {
   std::string source;
   std::string target;  // absolute, as the user wrote it

@@ -107,7 +107,7 @@ void write_text(const fs::path& path, const char* data, std::size_t size) {
 // The host-minimal root's own /etc entries (not a --bind that lands in /etc).
 bool host_etc_entry(const child::MountOp& op, const OpDescription& description) {
   return op.kind == child::OpKind::bind && op.optional &&
-         description.origin == "the host-minimal root" && description.target.starts_with("/etc/");
+         description.origin == kHostMinimalRootOrigin && description.target.starts_with("/etc/");
 }
 
 // The bundle's rootfs holds what a native run creates on its tmpfs root: mount points, links and
