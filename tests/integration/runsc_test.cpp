@@ -3,10 +3,15 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
 
 #include "run_jail.hpp"
 
@@ -285,6 +290,45 @@ TEST_F(Runsc, ExportedBundleBindsTheHostsEtc) {
   EXPECT_TRUE(conf_dir) << config["mounts"].dump();
   EXPECT_EQ(std::filesystem::file_size(bundle + "/rootfs/etc/services"), 0u)
       << "an exported bundle's /etc/services is a mount point, not a copy";
+}
+
+// runsc is started before its bundle is written, and waits at a gate (a FIFO as its error log)
+// until it is; the gofer and the sandbox, started later with the same flag, must find an
+// ordinary file there instead. A step that fails meanwhile (here the policy) ends the waiting
+// runsc: no process and no directory is left.
+TEST_F(Runsc, RunscWaitsForItsBundleAndIsEndedIfItNeverComes) {
+  TempDir work;
+  const std::vector<std::string> env{"TMPDIR=" + work.path()};
+  {
+    JailProcess alive({"--runtime", "runsc", "--no-cwd", "--", "sh", "-c", "echo up; sleep 2"},
+                      {.extra_env = env});
+    ASSERT_TRUE(alive.wait_for_stdout("up", 20s));
+    EXPECT_GE(processes_with(work.path()), 3) << "runsc, its gofer and sandbox";
+    int gates = 0;
+    for (const auto& dir : std::filesystem::directory_iterator(work.path())) {
+      const std::filesystem::path log = dir.path() / "runsc-error.log";
+      ++gates;
+      EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::symlink_status(log)))
+          << log << " is still the FIFO, or missing";
+    }
+    EXPECT_EQ(gates, 1);
+    RunResult done = alive.wait();
+    EXPECT_EQ(done.exit_code, 0) << describe(done);
+  }
+  EXPECT_EQ(processes_with(work.path()), 0);
+
+  const std::string broken = work / "broken.policy";
+  write_file(broken, "this is not a policy\n");
+  RunResult r = run_jail({"--runtime", "runsc", "--policy", broken, "--no-cwd", "--", "true"},
+                         {.extra_env = env});
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_NE(r.err.find("cannot use policy"), std::string::npos) << describe(r);
+  EXPECT_EQ(processes_with(work.path()), 0) << "a runsc was left at its gate";
+  int left = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(work.path())) {
+    if (entry.path().filename() != "broken.policy") ++left;
+  }
+  EXPECT_EQ(left, 0) << "the run's directory was left behind";
 }
 
 // runsc and everything it starts (gofer, sentry, the ptrace platform's stubs) live in the jail's

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -225,6 +227,56 @@ TEST(LibraryLaunch, ProcessDroppedWithoutWaitLeavesNothingBehind) {
     ADD_FAILURE() << "process " << pid << " (the tool) outlived its Process";
     ::kill(pid, SIGKILL);
   }
+  for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
+}
+
+// The children of this process, zombies included.
+std::vector<pid_t> our_children() {
+  std::vector<pid_t> children;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == ::getpid()) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+// --runtime runsc starts runsc before it compiles the policy (runsc waits at a gate for its
+// bundle meanwhile). A host process lives on after a failed launch, so the launch itself must end
+// and reap that runsc: parent-death signals would not.
+TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
+  if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
+    GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
+  }
+  const std::filesystem::path broken =
+      std::filesystem::temp_directory_path() / ("broken-" + std::to_string(::getpid()) + ".policy");
+  std::ofstream(broken) << "this is not a policy\n";
+  jail::Spec spec = shell("true");
+  spec.runtime = jail::Runtime::runsc;
+  spec.policy = broken.string();
+  ASSERT_TRUE(our_children().empty());
+  try {
+    (void)jail::launch(spec);
+    ADD_FAILURE() << "a policy that does not parse was accepted";
+  } catch (const jail::Error& error) {
+    EXPECT_EQ(error.step(), "policy") << error.what();
+  }
+  std::filesystem::remove(broken);
+  for (const pid_t pid : our_children()) {
+    ADD_FAILURE() << "child " << pid << " outlived the failed launch";
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  EXPECT_TRUE(processes_with("runsc-error.log").empty()) << "a runsc waits at its gate";
   for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jail/limits.hpp"
@@ -49,8 +50,8 @@ enum class Input { inherit, none };
 // ("--bind on the command line", "profile web.toml") so an error can point back at it.
 struct Mount {
   MountKind kind = MountKind::ro_bind;
-  std::string source;  // host path (bind, ro_bind); empty for tmpfs
-  std::string target;  // absolute path inside the jail
+  std::string source;                       // host path (bind, ro_bind); empty for tmpfs
+  std::string target;                       // absolute path inside the jail
   std::optional<std::uint64_t> size_bytes;  // tmpfs only
   std::string origin;
 };
@@ -58,16 +59,20 @@ struct Mount {
 // A dry run: every writable bind is an overlay whose upper layer is a session directory, so the
 // tool sees its own writes and the host sees none until `jail commit` (see jail/dry_run.hpp).
 struct DryRun {
-  std::string sessions_dir;  // empty: dry_run::default_sessions_dir()
+  std::string sessions_dir;          // empty: dry_run::default_sessions_dir()
   std::vector<std::string> command;  // recorded in the manifest; empty: Spec::argv
 };
 
 inline constexpr std::uint64_t kDefaultTmpSizeBytes = 256ull << 20;
 
+// Spec::policy for a run without a seccomp filter.
+inline constexpr std::string_view kNoPolicy = "none";
+
 struct Spec {
   // argv[0] is looked up on the PATH of `env` *inside* the jail unless it contains a '/'.
   std::vector<std::string> argv;
-  // The tool's whole environment, "KEY=VALUE" each. Nothing of the caller's leaks in unless put here.
+  // The tool's whole environment, "KEY=VALUE" each. Nothing of the caller's leaks in unless put
+  // here.
   std::vector<std::string> env;
 
   // Identity inside the jail. Unset: a root caller's tool runs as 1000:1000, any other caller's as
@@ -95,7 +100,7 @@ struct Spec {
   std::optional<std::uint64_t> max_output_bytes;
 
   // The seccomp policy: a shipped name ("default", "python", "minimal"), a path to a .policy
-  // file, or "none" (no filter at all — for debugging only).
+  // file, or kNoPolicy (no filter at all — for debugging only).
   std::string policy = "default";
   SeccompMode seccomp_mode = SeccompMode::enforce;
   LookupTrace lookups = LookupTrace::off;

@@ -104,7 +104,10 @@ std::string random_id() {
 }  // namespace
 
 RunscSandbox::RunscSandbox(std::string runsc, TempDir dir, std::string id)
-    : runsc_(std::move(runsc)), dir_(std::move(dir)), id_(std::move(id)) {}
+    : runsc_(std::move(runsc)),
+      dir_(std::move(dir)),
+      id_(std::move(id)),
+      gate_(dir_.path() / "runsc-error.log") {}
 
 RunscSandbox::~RunscSandbox() {
   // `runsc run` that ends by itself destroys its container and leaves the state root empty; a
@@ -144,22 +147,24 @@ Process launch_runsc(const Spec& spec) {
   auto state = std::make_unique<Process::State>();
   state->runsc = std::make_unique<RunscSandbox>(
       runsc, TempDir("jail-runsc", oci::run_bundle_parent()), random_id());
-  const RunscSandbox& sandbox = *state->runsc;
-  const OciSeccomp seccomp = oci_seccomp_for(spec.policy, OciReader::runsc);
-  oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once);
+  RunscSandbox& sandbox = *state->runsc;
   std::filesystem::create_directories(sandbox.state_root());
+  const bool with_policy = spec.policy != kNoPolicy;
 
+  // Before the clone: runsc must be inside the limits from its first instruction.
   state->cgroup = make_cgroup(spec);
 
   // gVisor's own threads count against the jail's pids and memory limits: give it headroom
-  // (see the README). jail owns the cgroup; runsc is told to leave cgroups alone.
+  // (see the README). jail owns the cgroup; runsc is told to leave cgroups alone. runsc waits at
+  // its start gate (runsc/start_gate.hpp) until the bundle it is pointed at is complete.
   Argv argv{{runsc, "--root", sandbox.state_root(), "--platform",
              spec.runsc_platform.empty() ? "ptrace" : spec.runsc_platform, "--network",
-             spec.net == Net::host ? "host" : "none", "--ignore-cgroups"}};
+             spec.net == Net::host ? "host" : "none", "--ignore-cgroups",
+             sandbox.gate().argument()}};
   // gVisor applies the policy itself and says nothing of a denied call but one debug log line:
   // the log goes to a pipe the supervisor reads (runsc/denial_log.hpp).
   Pipe debug_log;
-  if (!seccomp.profile.is_null()) {
+  if (with_policy) {
     debug_log = make_pipe("runsc's debug log pipe");
     // Room for a start-up's log (a Python start logs ~450 KiB), so that a caller who talks to
     // the tool before waiting does not stall gVisor on a full pipe. Best effort.
@@ -169,7 +174,6 @@ Process launch_runsc(const Spec& spec) {
     // (~35 KiB at each start) would only be read and thrown away.
     for (const char* word : {"--oci-seccomp", "--debug", "--debug-command=boot", kDebugLogArgument})
       argv.words.emplace_back(word);
-    state->policy = seccomp.policy;
   }
   for (const char* word : {"run", "--bundle"}) argv.words.emplace_back(word);
   argv.words.push_back(sandbox.bundle());
@@ -203,6 +207,12 @@ Process launch_runsc(const Spec& spec) {
   state->pidfd.reset(pidfd);
   try {
     if (cgroup_tasks.empty()) state->cgroup.attach(state->pid);
+    // While runsc initialises: the policy and the bundle. A policy that does not compile, or a
+    // bundle that cannot be written, ends runsc before it has read anything.
+    const OciSeccomp seccomp = oci_seccomp_for(spec.policy, OciReader::runsc);
+    oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once);
+    state->policy = seccomp.policy;
+    sandbox.gate().open();
   } catch (...) {
     kill_and_reap(pidfd, state->pid);
     throw;

@@ -7,12 +7,13 @@
 #include <string>
 
 #include "jail/launch.hpp"
+#include "runsc/start_gate.hpp"
 #include "temp_dir.hpp"
 
 namespace jail {
 
-// Owns the bundle and state directories and the container id; removes the container (runsc
-// delete --force) and the directories when the run is over, whatever happened.
+// Owns the bundle and state directories, the container id and runsc's start gate; removes the
+// container (runsc delete --force) and the directories when the run is over, whatever happened.
 class RunscSandbox {
  public:
   RunscSandbox(std::string runsc, TempDir dir, std::string id);
@@ -24,6 +25,7 @@ class RunscSandbox {
   [[nodiscard]] const std::string& id() const { return id_; }
   [[nodiscard]] std::string bundle() const;
   [[nodiscard]] std::string state_root() const;
+  [[nodiscard]] RunscStartGate& gate() { return gate_; }
   // Every process of the sandbox is known to be gone (the jail's cgroup, which they all ran in,
   // was empty and removed): its state needs no `runsc delete`, which would spend over a second
   // trying to reach the dead sandbox before it gives up.
@@ -33,6 +35,7 @@ class RunscSandbox {
   std::string runsc_;
   TempDir dir_;
   std::string id_;
+  RunscStartGate gate_;  // in dir_
   bool gone_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "jail/error.hpp"
+#include "jail/spec.hpp"
 #include "log.hpp"
 #include "policy/diagnostics.hpp"
 #include "policy/oci.hpp"
@@ -30,7 +31,7 @@ nlohmann::json portable(nlohmann::json seccomp) {
 }  // namespace
 
 OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader) {
-  if (policy_name == "none") {
+  if (policy_name == kNoPolicy) {
     jail::log().warn(
         "--policy none: the tool runs WITHOUT a seccomp filter; every syscall the "
         "runtime offers is open to it. Use this only to debug a policy.");

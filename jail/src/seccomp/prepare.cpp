@@ -13,6 +13,7 @@
 #include "log.hpp"
 
 #include "jail/error.hpp"
+#include "jail/spec.hpp"
 #include "policy/diagnostics.hpp"
 #include "policy/evaluate.hpp"
 
@@ -41,12 +42,12 @@ void check_needed_calls(const policy::Policy& policy, const std::string& name) {
     // Plain allow, not log: these run before the supervisor holds the listener, so a call routed
     // to it would wait for ever.
     if (decision.action.kind != policy::ActionKind::allow) {
-      throw Error("policy", EINVAL,
-                  fmt::format("policy {} must allow {} ({}) plainly (not log), which jail needs {}; it decides '{}' "
-                              "at {}:{}",
-                              name, call.name, call.number, call.why,
-                              policy::to_string(decision.action), decision.where.file,
-                              decision.where.line));
+      throw Error(
+          "policy", EINVAL,
+          fmt::format("policy {} must allow {} ({}) plainly (not log), which jail needs {}; it "
+                      "decides '{}' at {}:{}",
+                      name, call.name, call.number, call.why, policy::to_string(decision.action),
+                      decision.where.file, decision.where.line));
     }
   }
 }
@@ -54,9 +55,10 @@ void check_needed_calls(const policy::Policy& policy, const std::string& name) {
 }  // namespace
 
 std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path) {
-  if (name_or_path == "none") {
-    jail::log().warn("--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
-                 "offers is open to it. Use this only to debug a policy.");
+  if (name_or_path == kNoPolicy) {
+    jail::log().warn(
+        "--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
+        "offers is open to it. Use this only to debug a policy.");
     return nullptr;
   }
   auto prepared = std::make_unique<PreparedPolicy>();
@@ -68,9 +70,11 @@ std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path) 
     prepared->policy = std::move(loaded);
   } catch (const policy::PolicyError& error) {
     throw Error("policy", EINVAL,
-                fmt::format("cannot use policy {}:\n{}", name_or_path, policy::format(error.diagnostics())));
+                fmt::format("cannot use policy {}:\n{}", name_or_path,
+                            policy::format(error.diagnostics())));
   } catch (const policy::CompileError& error) {
-    throw Error("policy", EINVAL, fmt::format("cannot compile policy {}: {}", name_or_path, error.what()));
+    throw Error("policy", EINVAL,
+                fmt::format("cannot compile policy {}: {}", name_or_path, error.what()));
   }
   prepared->fprog = prepared->program.fprog();
   return prepared;
@@ -80,14 +84,15 @@ std::unique_ptr<PreparedPolicy> prepare_learning_policy() {
   auto prepared = std::make_unique<PreparedPolicy>();
   prepared->name = "learn";
   try {
-    prepared->policy = std::make_shared<policy::Policy>(
-        policy::parse_policy("# jail policy learn: allow and report everything\n"
-                             "# (what jail itself runs before the supervisor listens is plainly allowed)\n"
-                             "allow execve write exit_group\ndefault log\n",
-                             "learn.policy"));
+    prepared->policy = std::make_shared<policy::Policy>(policy::parse_policy(
+        "# jail policy learn: allow and report everything\n"
+        "# (what jail itself runs before the supervisor listens is plainly allowed)\n"
+        "allow execve write exit_group\ndefault log\n",
+        "learn.policy"));
     prepared->program = policy::compile(*prepared->policy, policy::Routing::notify);
   } catch (const std::exception& error) {
-    throw Error("policy", EINVAL, fmt::format("cannot build the learning policy: {}", error.what()));
+    throw Error("policy", EINVAL,
+                fmt::format("cannot build the learning policy: {}", error.what()));
   }
   prepared->fprog = prepared->program.fprog();
   return prepared;
