@@ -331,6 +331,55 @@ TEST_F(Runsc, RunscWaitsForItsBundleAndIsEndedIfItNeverComes) {
   EXPECT_EQ(left, 0) << "the run's directory was left behind";
 }
 
+// `kill -9 jail` leaves its run's directory (bundle, runsc state); the next runsc run removes
+// it. It leaves alone what may still be in use: a directory a live run holds the lock of, one
+// made in the last minute, and one named the way older versions (which take no lock) name them.
+TEST_F(Runsc, DirectoriesOfKilledRunsAreRemovedByTheNext) {
+  namespace fs = std::filesystem;
+  TempDir work;
+  const std::vector<std::string> env{"TMPDIR=" + work.path()};
+  const auto dirs_in_work = [&] {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(work.path())) {
+      names.insert(entry.path().filename());
+    }
+    return names;
+  };
+  {
+    JailProcess killed({"--runtime", "runsc", "--no-cwd", "--", "sh", "-c", "echo up; sleep 30"},
+                       {.extra_env = env});
+    ASSERT_TRUE(killed.wait_for_stdout("up", 20s));
+  }  // SIGKILL
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (processes_with(work.path()) > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(processes_with(work.path()), 0) << "the killed jail's sandbox lives on";
+  const std::set<std::string> left = dirs_in_work();
+  ASSERT_EQ(left.size(), 1u) << "kill -9 jail leaves its run's directory, which is what is tested";
+  const std::string dead = *left.begin();
+
+  // Made "two minutes ago": the dead run's and three that must stay.
+  const auto age = [](const std::string& path) {
+    const timespec when[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), when, 0), 0) << path;
+  };
+  age(work / dead);
+  const std::string locked = "jail-runsc-999997-MnOpQr";
+  const std::string young = "jail-runsc-999998-GhIjKl";
+  const std::string old_format = "jail-runsc-AbCdEf";
+  for (const std::string& name : {locked, young, old_format}) fs::create_directory(work / name);
+  age(work / locked);
+  age(work / old_format);
+  const int lock = ::open((work / locked).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_EQ(::flock(lock, LOCK_EX), 0);
+
+  RunResult next = run_jail({"--runtime", "runsc", "--no-cwd", "--", "true"}, {.extra_env = env});
+  ::close(lock);
+  EXPECT_EQ(next.exit_code, 0) << describe(next);
+  EXPECT_EQ(dirs_in_work(), (std::set<std::string>{locked, young, old_format}));
+}
+
 // runsc and everything it starts (gofer, sentry, the ptrace platform's stubs) live in the jail's
 // cgroup from their first instruction: runsc joins it before it is exec'd, so nothing of it can
 // fork outside the limits.

@@ -27,6 +27,7 @@
 #include "jail/error.hpp"
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
+#include "runsc/stale_runs.hpp"
 #include "seccomp/oci_export.hpp"
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
@@ -107,7 +108,9 @@ RunscSandbox::RunscSandbox(std::string runsc, TempDir dir, std::string id)
     : runsc_(std::move(runsc)),
       dir_(std::move(dir)),
       id_(std::move(id)),
-      gate_(dir_.path() / "runsc-error.log") {}
+      gate_(dir_.path() / "runsc-error.log") {
+  dir_lock_ = lock_runsc_run_dir(dir_.path());
+}
 
 RunscSandbox::~RunscSandbox() {
   // `runsc run` that ends by itself destroys its container and leaves the state root empty; a
@@ -145,8 +148,10 @@ Process launch_runsc(const Spec& spec) {
   }
   const std::string runsc = find_runsc();
   auto state = std::make_unique<Process::State>();
-  state->runsc = std::make_unique<RunscSandbox>(
-      runsc, TempDir("jail-runsc", oci::run_bundle_parent()), random_id());
+  const std::filesystem::path parent = oci::run_bundle_parent();
+  remove_stale_runsc_run_dirs(parent);
+  state->runsc =
+      std::make_unique<RunscSandbox>(runsc, TempDir(runsc_run_dir_prefix(), parent), random_id());
   RunscSandbox& sandbox = *state->runsc;
   std::filesystem::create_directories(sandbox.state_root());
   const bool with_policy = spec.policy != kNoPolicy;

@@ -9,6 +9,7 @@
 #include "jail/launch.hpp"
 #include "runsc/start_gate.hpp"
 #include "temp_dir.hpp"
+#include "unique_fd.hpp"
 
 namespace jail {
 
@@ -33,6 +34,7 @@ class RunscSandbox {
 
  private:
   std::string runsc_;
+  UniqueFd dir_lock_;  // runsc/stale_runs.hpp; released after dir_ is removed
   TempDir dir_;
   std::string id_;
   RunscStartGate gate_;  // in dir_
