@@ -12,7 +12,7 @@ int main(void) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == NULL) return 1;
   const int refused[] = {SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(reboot),
-                         SCMP_SYS(swapon), SCMP_SYS(mount), SCMP_SYS(ptrace)};
+                         SCMP_SYS(swapon),     SCMP_SYS(mount),       SCMP_SYS(ptrace)};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), refused[i], 0) != 0) return 1;
   }

@@ -12,7 +12,8 @@
 
 namespace jail::runner {
 
-int export_oci_command(const std::vector<std::string>& options, const std::vector<std::string>& command) {
+int export_oci_command(const std::vector<std::string>& options,
+                       const std::vector<std::string>& command) {
   constexpr int kFailed = 125;
   // --bundle is this subcommand's own; everything else is a run option.
   std::vector<std::string> run_options;

@@ -12,7 +12,8 @@
 
 namespace jail::runner {
 
-int learn_command(const std::vector<std::string>& options, const std::vector<std::string>& command) {
+int learn_command(const std::vector<std::string>& options,
+                  const std::vector<std::string>& command) {
   constexpr int kFailed = 125;
   std::vector<std::string> run_options;
   std::string out, merge;
@@ -64,10 +65,11 @@ int learn_command(const std::vector<std::string>& options, const std::vector<std
     spdlog::error("policy learn: cannot write {}", out);
     return kFailed;
   }
-  std::fprintf(stderr, "jail: learned %zu syscalls from %s; wrote %s\n", result.syscalls_seen.size(),
-               learn.command.c_str(), out.c_str());
+  std::fprintf(stderr, "jail: learned %zu syscalls from %s; wrote %s\n",
+               result.syscalls_seen.size(), learn.command.c_str(), out.c_str());
   for (const auto& line : added) std::fprintf(stderr, "jail: added %s\n", line.c_str());
-  if (!merge.empty() && added.empty()) std::fprintf(stderr, "jail: %s already allowed everything seen\n", merge.c_str());
+  if (!merge.empty() && added.empty())
+    std::fprintf(stderr, "jail: %s already allowed everything seen\n", merge.c_str());
   return exit_code_for(result);
 }
 

@@ -6,6 +6,7 @@
 
 namespace jail::runner {
 
-[[nodiscard]] int learn_command(const std::vector<std::string>& options, const std::vector<std::string>& command);
+[[nodiscard]] int learn_command(const std::vector<std::string>& options,
+                                const std::vector<std::string>& command);
 
 }  // namespace jail::runner

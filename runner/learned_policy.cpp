@@ -56,12 +56,15 @@ std::string rules_text(const std::vector<SyscallUse>& seen) {
           "the tool truly needs it.\n{}\n",
           use.name, use.count, rule);
     } else if (rule.find(" if ") != std::string::npos) {
-      conditional += fmt::format("# {}: {} calls, these values seen\n{}\n", use.name, use.count, rule);
+      conditional +=
+          fmt::format("# {}: {} calls, these values seen\n{}\n", use.name, use.count, rule);
     } else {
       names.push_back(fmt::format("{}", use.name));
     }
   }
-  std::string text = "# needed by jail to start the tool and to report a failed start\nallow execve write exit_group\n";
+  std::string text =
+      "# needed by jail to start the tool and to report a failed start\nallow execve write "
+      "exit_group\n";
   if (!names.empty()) {
     text += "\n# seen in the learning run\n";
     for (std::size_t i = 0; i < names.size(); i += 8) {
@@ -109,8 +112,10 @@ std::string merge_into(const std::string& existing_path, const std::vector<Sysca
   std::stringstream text;
   text << in.rdbuf();
   if (missing.empty()) return text.str();
-  return fmt::format("# Widened by `jail policy learn --merge` on {} for:\n#   {}\n{}\n# --- the policy as it was ---\n{}",
-                     today(), options.command, rules_text(missing), text.str());
+  return fmt::format(
+      "# Widened by `jail policy learn --merge` on {} for:\n#   {}\n{}\n# --- the policy as it was "
+      "---\n{}",
+      today(), options.command, rules_text(missing), text.str());
 }
 
 }  // namespace jail::runner

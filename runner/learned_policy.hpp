@@ -15,11 +15,13 @@ struct LearnOptions {
   std::string command;  // for the header
 };
 
-[[nodiscard]] std::string learned_policy_text(const std::vector<SyscallUse>& seen, const LearnOptions& options);
+[[nodiscard]] std::string learned_policy_text(const std::vector<SyscallUse>& seen,
+                                              const LearnOptions& options);
 
 // The same rules, for only the calls `existing` does not allow yet, put in front of the existing
 // text (rules are tried in order, so they take effect). `added` gets one line per syscall added.
-[[nodiscard]] std::string merge_into(const std::string& existing_path, const std::vector<SyscallUse>& seen,
+[[nodiscard]] std::string merge_into(const std::string& existing_path,
+                                     const std::vector<SyscallUse>& seen,
                                      const LearnOptions& options, std::vector<std::string>& added);
 
 }  // namespace jail::runner

@@ -22,7 +22,8 @@ class JsonLineSink final : public spdlog::sinks::base_sink<std::mutex> {
 
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch());
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch());
     const nlohmann::json line = {
         {"time_ms", ms.count()},
         {"level", std::string(spdlog::level::to_string_view(msg.level).data(),
@@ -41,10 +42,14 @@ spdlog::level::level_enum level_for(const LogOptions& options) {
   // Errors always show (they explain an exit code of 125); -q hides warnings.
   if (options.quiet) return spdlog::level::err;
   switch (options.verbosity) {
-    case 0: return spdlog::level::warn;
-    case 1: return spdlog::level::info;
-    case 2: return spdlog::level::debug;
-    default: return spdlog::level::trace;
+    case 0:
+      return spdlog::level::warn;
+    case 1:
+      return spdlog::level::info;
+    case 2:
+      return spdlog::level::debug;
+    default:
+      return spdlog::level::trace;
   }
 }
 
@@ -57,7 +62,8 @@ void setup_logging(const LogOptions& options) {
   if (options.fd >= 0) {
     const int copy = ::fcntl(options.fd, F_DUPFD_CLOEXEC, 3);
     given = copy >= 0 ? ::fdopen(copy, "a") : nullptr;
-    if (given == nullptr) throw std::runtime_error("cannot write to --log-fd " + std::to_string(options.fd));
+    if (given == nullptr)
+      throw std::runtime_error("cannot write to --log-fd " + std::to_string(options.fd));
     std::setvbuf(given, nullptr, _IOLBF, 0);
   }
   if (options.format == LogFormat::json) {

@@ -22,13 +22,16 @@ namespace {
 constexpr int kSetupFailed = 125;
 
 int dispatch(int argc, char** argv) {
-  const bool learn = argc >= 3 && std::strcmp(argv[1], "policy") == 0 && std::strcmp(argv[2], "learn") == 0;
+  const bool learn =
+      argc >= 3 && std::strcmp(argv[1], "policy") == 0 && std::strcmp(argv[2], "learn") == 0;
   if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) return run_doctor(argc - 1, argv + 1);
   if (argc >= 2 && jail::runner::is_session_command(argv[1])) {
     return jail::runner::run_session_command(argc - 1, argv + 1);
   }
-  if (argc >= 2 && std::strcmp(argv[1], "rootfs") == 0) return jail::runner::run_rootfs_command(argc - 1, argv + 1);
-  if (argc >= 2 && std::strcmp(argv[1], "policy") == 0 && !learn) return jail::runner::run_policy_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "rootfs") == 0)
+    return jail::runner::run_rootfs_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "policy") == 0 && !learn)
+    return jail::runner::run_policy_command(argc - 1, argv + 1);
 
   int first = 1;
   const bool export_oci = argc >= 2 && std::strcmp(argv[1], "export-oci") == 0;

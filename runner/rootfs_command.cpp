@@ -18,20 +18,26 @@ int run_rootfs_command(int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]) == "check") {
     return rootfs_check_command(argc - 1, argv + 1);
   }
-  CLI::App app{"Build a root directory holding just what a tool needs, for jail --rootfs.", "jail rootfs"};
+  CLI::App app{"Build a root directory holding just what a tool needs, for jail --rootfs.",
+               "jail rootfs"};
   app.require_subcommand(1);
-  CLI::App* build = app.add_subcommand("build", "copy binaries, their library closure, trees and files into OUT");
+  CLI::App* build =
+      app.add_subcommand("build", "copy binaries, their library closure, trees and files into OUT");
   app.add_subcommand("check",
                      "run a command in OUT and report the files it looked for that OUT lacks "
                      "(see jail rootfs check --help)");
   std::string out;
   std::vector<std::string> binaries, trees, files, libraries, recipes;
   build->add_option("OUT", out, "the root to create")->required();
-  build->add_option("--binary", binaries, "a program (name on the PATH, or a path)")->allow_extra_args(false);
+  build->add_option("--binary", binaries, "a program (name on the PATH, or a path)")
+      ->allow_extra_args(false);
   build->add_option("--tree", trees, "a directory copied whole")->allow_extra_args(false);
   build->add_option("--file", files, "a single file")->allow_extra_args(false);
-  build->add_option("--library", libraries, "a library loaded with dlopen() (soname)")->allow_extra_args(false);
-  build->add_option("--recipe", recipes, "a recipe: a shipped name (python3, busybox, shell) or a .toml file")
+  build->add_option("--library", libraries, "a library loaded with dlopen() (soname)")
+      ->allow_extra_args(false);
+  build
+      ->add_option("--recipe", recipes,
+                   "a recipe: a shipped name (python3, busybox, shell) or a .toml file")
       ->allow_extra_args(false);
   try {
     app.parse(argc, argv);
@@ -47,10 +53,11 @@ int run_rootfs_command(int argc, char** argv) {
   try {
     for (const auto& recipe : recipes) rootfs::add_recipe(request, recipe);
     const rootfs::BuildReport report = rootfs::build_rootfs(request);
-    std::printf("built %s: %zu files, %zu links, %.1f MiB (%zu files shared with the host by reflink "
-                "or hard link)\n",
-                out.c_str(), report.files, report.links, static_cast<double>(report.bytes) / (1 << 20),
-                report.shared_with_host);
+    std::printf(
+        "built %s: %zu files, %zu links, %.1f MiB (%zu files shared with the host by reflink "
+        "or hard link)\n",
+        out.c_str(), report.files, report.links, static_cast<double>(report.bytes) / (1 << 20),
+        report.shared_with_host);
     return 0;
   } catch (const rootfs::BuildError& error) {
     spdlog::error("rootfs build: {}", error.what());

@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "audit_log.hpp"
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
 #include "jail/signals.hpp"
-#include "audit_log.hpp"
 #include "run_options.hpp"
 #include "session_commands.hpp"
 
@@ -41,7 +41,8 @@ void print_timings(const Result& result) {
   double previous = 0;
   std::string text = "jail: timing (ms since launch, +ms since the phase before):\n";
   for (const auto& phase : result.timings) {
-    text += fmt::format("jail: {:10.3f} {:+9.3f}  {}\n", phase.ms, phase.ms - previous, phase.phase);
+    text +=
+        fmt::format("jail: {:10.3f} {:+9.3f}  {}\n", phase.ms, phase.ms - previous, phase.phase);
     previous = phase.ms;
   }
   write_all(STDERR_FILENO, text);
@@ -79,7 +80,8 @@ void log_result(const Result& result) {
   if (result.error) {
     spdlog::error("{}", result.error->message);
   } else if (result.outcome == Outcome::signaled) {
-    spdlog::info("the tool was killed by signal {} ({})", result.signal, sigabbrev_np(result.signal));
+    spdlog::info("the tool was killed by signal {} ({})", result.signal,
+                 sigabbrev_np(result.signal));
   } else if (result.outcome == Outcome::exited) {
     spdlog::info("the tool exited with {} after {:.0f} ms", result.exit_code, result.wall_ms);
   } else {

@@ -26,13 +26,15 @@ struct RawFlags {
   std::optional<int> status_fd, log_fd;
   std::optional<std::string> max_output, audit_log, profile;
   std::string stdin_mode = "inherit", runtime = "native", runsc_platform;
-  std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size, cgroup_parent;
+  std::optional<std::string> memory, cpus, timeout, kill_grace, cpu_time, max_file_size,
+      cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
   bool no_cwd = false, quiet = false, trace_timing = false, dry_run = false;
   std::optional<std::string> session_dir;
   int verbosity = 0;
-  std::string hostname = "jail", net = "none", log_format = "text", policy = "default", tty = "auto";
+  std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
+              tty = "auto";
   std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env;
 };
 
@@ -51,15 +53,17 @@ void define_flags(CLI::App& app, RawFlags& f) {
                "writable binds and the current directory become copy-on-write layers: review with "
                "`jail changes ID`, apply with `jail commit ID`");
   app.add_option("--session-dir", f.session_dir, "where --dry-run keeps its sessions");
-  app.add_option("--rootfs", f.rootfs, "use the prepared root DIR (read-only) instead of the host's");
+  app.add_option("--rootfs", f.rootfs,
+                 "use the prepared root DIR (read-only) instead of the host's");
   one_each(app.add_option("--env", f.env, "set K=V in the tool's environment"));
   one_each(app.add_option("--pass-env", f.pass_env, "pass the caller's variable K through"));
   app.add_option("--hostname", f.hostname, "hostname inside the jail")->capture_default_str();
   app.add_option("--net", f.net, "network: none (only lo) or host")
       ->check(CLI::IsMember({"none", "host"}))
       ->capture_default_str();
-  app.add_option("--policy", f.policy,
-                 "seccomp policy: a shipped name (default, python, minimal), a .policy file, or none")
+  app.add_option(
+         "--policy", f.policy,
+         "seccomp policy: a shipped name (default, python, minimal), a .policy file, or none")
       ->capture_default_str();
   app.add_option("--tty", f.tty, "auto: relay a pty when stdio is a terminal; always; never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
@@ -71,10 +75,12 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--timeout", f.timeout, "wall-clock limit, e.g. 30s (SIGTERM, then SIGKILL)");
   app.add_option("--kill-grace", f.kill_grace, "time between SIGTERM and SIGKILL (default 2s)");
   app.add_option("--cpu-time", f.cpu_time, "CPU time per process, e.g. 10s (RLIMIT_CPU)");
-  app.add_option("--max-file-size", f.max_file_size, "largest file the tool may write (RLIMIT_FSIZE)");
+  app.add_option("--max-file-size", f.max_file_size,
+                 "largest file the tool may write (RLIMIT_FSIZE)");
   app.add_option("--max-open-files", f.max_open_files, "open files per process (RLIMIT_NOFILE)");
   one_each(app.add_option("--rlimit", f.rlimits, "NAME=VALUE or NAME=SOFT:HARD, e.g. nproc=64"));
-  app.add_option("--cgroup-parent", f.cgroup_parent, "create the jail's cgroup under this cgroup path");
+  app.add_option("--cgroup-parent", f.cgroup_parent,
+                 "create the jail's cgroup under this cgroup path");
   app.add_option("--runtime", f.runtime, "native, or runsc (gVisor's user-space kernel)")
       ->check(CLI::IsMember({"native", "runsc"}))
       ->capture_default_str();
@@ -84,7 +90,8 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--stdin", f.stdin_mode, "inherit, or none (the tool reads /dev/null)")
       ->check(CLI::IsMember({"inherit", "none"}))
       ->capture_default_str();
-  app.add_option("--audit-log", f.audit_log, "append one JSON line describing the run to this file");
+  app.add_option("--audit-log", f.audit_log,
+                 "append one JSON line describing the run to this file");
   app.add_option("--log-fd", f.log_fd, "jail's own messages go to this fd instead of stderr");
   app.add_option("--status-fd", f.status_fd, "write the result as JSON to this fd");
   app.add_option("--status-file", f.status_file, "write the result as JSON to this file");
@@ -172,8 +179,8 @@ void add_cwd(Spec& spec, const RawFlags& f) {
   if (bind_here) {
     // A dry run makes it writable: the tool's writes land in the session, not here.
     spec.mounts.insert(spec.mounts.begin(),
-                       Mount{f.dry_run ? MountKind::bind : MountKind::ro_bind, here, here, std::nullopt,
-                             "the current directory (use --no-cwd to leave it out)"});
+                       Mount{f.dry_run ? MountKind::bind : MountKind::ro_bind, here, here,
+                             std::nullopt, "the current directory (use --no-cwd to leave it out)"});
   }
   spec.cwd = f.cwd ? *f.cwd : (bind_here ? here : "/");
 }
@@ -186,7 +193,8 @@ std::uint64_t size_flag(const char* flag, const std::string& text) {
   return *size;
 }
 
-std::chrono::milliseconds duration_flag(const char* flag, const std::string& text, bool allow_zero) {
+std::chrono::milliseconds duration_flag(const char* flag, const std::string& text,
+                                        bool allow_zero) {
   const auto duration = parse_duration(text);
   if (!duration || (!allow_zero && duration->count() == 0)) {
     throw UsageError(fmt::format("{} '{}': not a duration like 500ms, 30s or 2m", flag, text));
@@ -213,7 +221,8 @@ Rlimit parse_rlimit(const std::string& text) {
   const std::string value = text.substr(equals + 1);
   const auto colon = value.find(':');
   Rlimit limit{*resource, rlimit_value(text, value.substr(0, colon)), 0};
-  limit.hard = colon == std::string::npos ? limit.soft : rlimit_value(text, value.substr(colon + 1));
+  limit.hard =
+      colon == std::string::npos ? limit.soft : rlimit_value(text, value.substr(colon + 1));
   if (limit.soft > limit.hard) {
     throw UsageError(fmt::format("--rlimit '{}': the soft limit is above the hard one", text));
   }
@@ -231,7 +240,8 @@ Limits build_limits(const RawFlags& f) {
     char* end = nullptr;
     const double cpus = std::strtod(f.cpus->c_str(), &end);
     if (end == f.cpus->c_str() || *end != '\0' || !(cpus > 0) || cpus > 4096) {
-      throw UsageError(fmt::format("--cpus '{}': expected a number of cores like 0.5 or 2", *f.cpus));
+      throw UsageError(
+          fmt::format("--cpus '{}': expected a number of cores like 0.5 or 2", *f.cpus));
     }
     limits.cpus = cpus;
   }
@@ -244,7 +254,8 @@ Limits build_limits(const RawFlags& f) {
   }
   if (f.max_file_size) limits.max_file_size = size_flag("--max-file-size", *f.max_file_size);
   if (f.max_open_files) {
-    if (*f.max_open_files < 4) throw UsageError("--max-open-files: at least 4 (stdio and one more)");
+    if (*f.max_open_files < 4)
+      throw UsageError("--max-open-files: at least 4 (stdio and one more)");
     limits.max_open_files = *f.max_open_files;
   }
   for (const auto& text : f.rlimits) limits.rlimits.push_back(parse_rlimit(text));
@@ -357,7 +368,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   if (f.max_output) spec.max_output_bytes = size_flag("--max-output", *f.max_output);
   if (f.stdin_mode == "none") spec.input = Input::none;
   // A caller's terminal is never handed to the tool: with one on stdio, the tool gets a pty.
-  const bool terminal = ::isatty(STDIN_FILENO) || ::isatty(STDOUT_FILENO) || ::isatty(STDERR_FILENO);
+  const bool terminal =
+      ::isatty(STDIN_FILENO) || ::isatty(STDOUT_FILENO) || ::isatty(STDERR_FILENO);
   spec.runtime = f.runtime == "runsc" ? Runtime::runsc : Runtime::native;
   spec.runsc_platform = f.runsc_platform;
   if (spec.runtime == Runtime::runsc) {
@@ -365,13 +377,15 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   } else if (f.tty == "always" || (f.tty == "auto" && terminal)) {
     spec.stdio = Stdio::pty;
   } else if (f.tty == "never" && terminal) {
-    spdlog::warn("--tty never with a terminal on stdio: the tool gets it in its own session, "
-                 "so it cannot inject input (TIOCSTI), but it can still write to it directly");
+    spdlog::warn(
+        "--tty never with a terminal on stdio: the tool gets it in its own session, "
+        "so it cannot inject input (TIOCSTI), but it can still write to it directly");
   }
   spec.cgroup_parent = f.cgroup_parent;
   add_cwd(spec, f);
   if (f.dry_run) {
-    spec.dry_run = DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};
+    spec.dry_run =
+        DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};
   } else if (f.session_dir) {
     throw UsageError("--session-dir is for --dry-run; add --dry-run or leave it out");
   }

@@ -228,7 +228,9 @@ int changes_command(int argc, char** argv) {
   const std::vector<dr::Change> changes = dr::changes(session);
   if (session.state == "committed" && !json) {
     // Changes are read against the host, which now holds them: say why the list is short.
-    fmt::print(stderr, "jail: session {} is committed: its changes are on the host; `jail undo {}` takes them back\n",
+    fmt::print(stderr,
+               "jail: session {} is committed: its changes are on the host; `jail undo {}` takes "
+               "them back\n",
                session.id, session.id);
   }
   if (json) {

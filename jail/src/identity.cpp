@@ -19,7 +19,9 @@ constexpr uid_t kHostNobody = 65534;
 
 // The inside id the setup steps run as for a root caller: 0, unless the tool itself is 0 inside
 // (then the tool's 0 is host nobody and the setup identity moves out of its way).
-constexpr uid_t setup_id_for(uid_t tool_id) { return tool_id == 0 ? 65535 : 0; }
+constexpr uid_t setup_id_for(uid_t tool_id) {
+  return tool_id == 0 ? 65535 : 0;
+}
 
 void write_proc_file(pid_t pid, const char* name, const std::string& contents) {
   const std::string path = fmt::format("/proc/{}/{}", pid, name);
@@ -42,10 +44,10 @@ Identity choose_identity(const Spec& spec, uid_t caller_uid, gid_t caller_gid) {
     identity.gid = spec.gid.value_or(kDefaultToolId);
     identity.host_uid = kHostNobody;
     identity.host_gid = kHostNobody;
-    identity.uid_map = fmt::format("{} {} 1\n{} 0 1\n", identity.uid, kHostNobody,
-                                   setup_id_for(identity.uid));
-    identity.gid_map = fmt::format("{} {} 1\n{} 0 1\n", identity.gid, kHostNobody,
-                                   setup_id_for(identity.gid));
+    identity.uid_map =
+        fmt::format("{} {} 1\n{} 0 1\n", identity.uid, kHostNobody, setup_id_for(identity.uid));
+    identity.gid_map =
+        fmt::format("{} {} 1\n{} 0 1\n", identity.gid, kHostNobody, setup_id_for(identity.gid));
   } else {
     identity.uid = spec.uid.value_or(caller_uid);
     identity.gid = spec.gid.value_or(caller_gid);

@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <array>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -79,7 +79,8 @@ Pipe make_report_socket() {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
     const int err = errno;
-    throw Error("pipe", err, fmt::format("cannot create the report socket: {}", std::strerror(err)));
+    throw Error("pipe", err,
+                fmt::format("cannot create the report socket: {}", std::strerror(err)));
   }
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
@@ -115,8 +116,9 @@ std::string clone_failure_message(int err) {
   std::string text = fmt::format("cannot create the jail's namespaces (clone3): {}: {}",
                                  strerrorname_np(err), std::strerror(err));
   if (err == EPERM || err == ENOSPC || err == EUSERS) {
-    text += ": user namespaces are not available to this user here (see /proc/sys/user/"
-            "max_user_namespaces and `jail doctor`)";
+    text +=
+        ": user namespaces are not available to this user here (see /proc/sys/user/"
+        "max_user_namespaces and `jail doctor`)";
   } else if (err == ENOSYS) {
     text += ": the kernel is older than 5.3; jail needs clone3";
   }
@@ -132,7 +134,8 @@ Process launch(const Spec& spec) {
   check_spec(spec);
   const Identity identity = choose_identity(spec, ::geteuid(), ::getegid());
 
-  std::unique_ptr<dry_run::Recorder> recorder = spec.dry_run ? dry_run::Recorder::begin(spec) : nullptr;
+  std::unique_ptr<dry_run::Recorder> recorder =
+      spec.dry_run ? dry_run::Recorder::begin(spec) : nullptr;
   PlanBuilder builder;
   add_root_layout(builder, spec, identity, recorder.get());
   builder.set_argv(spec.argv);
@@ -155,8 +158,9 @@ Process launch(const Spec& spec) {
   timeline.mark(child::Phase::spec_checked);
 
   // Loaded and compiled before clone; the child gets a copy of the program with its memory.
-  const std::unique_ptr<PreparedPolicy> policy =
-      spec.seccomp_mode == SeccompMode::learn ? prepare_learning_policy() : prepare_policy(spec.policy);
+  const std::unique_ptr<PreparedPolicy> policy = spec.seccomp_mode == SeccompMode::learn
+                                                     ? prepare_learning_policy()
+                                                     : prepare_policy(spec.policy);
   // The tool's own start passes plan.envp to execve: the address is the same in the child (a
   // copy of this process), which lets the filter tell that execve from the tool's own.
   if (policy && spec.lookups == LookupTrace::record) {
@@ -178,9 +182,12 @@ Process launch(const Spec& spec) {
   plan.go_fd = go.read.get();
   plan.report_fd = report.write.get();
 
-  state->context = FailureContext{builder.descriptions(), spec.argv.front(),
+  state->context = FailureContext{builder.descriptions(),
+                                  spec.argv.front(),
                                   plan.path_env != nullptr ? plan.path_env : "",
-                                  normalize_jail_path(spec.cwd), spec.rootfs.value_or(""), identity};
+                                  normalize_jail_path(spec.cwd),
+                                  spec.rootfs.value_or(""),
+                                  identity};
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;
@@ -202,7 +209,8 @@ Process launch(const Spec& spec) {
                 fmt::format("the jail's cgroup spans {} v1 hierarchies; at most {} are supported",
                             cgroup_tasks.size(), child::Plan::kMaxCgroupTasks));
   }
-  for (std::size_t i = 0; i < cgroup_tasks.size(); ++i) plan.cgroup_tasks_fds[i] = cgroup_tasks[i].get();
+  for (std::size_t i = 0; i < cgroup_tasks.size(); ++i)
+    plan.cgroup_tasks_fds[i] = cgroup_tasks[i].get();
   plan.cgroup_tasks_count = cgroup_tasks.size();
   timeline.mark(child::Phase::cgroup_created);
 
@@ -247,7 +255,7 @@ Process launch(const Spec& spec) {
                 fmt::format("cannot release the jail's init: {}", std::strerror(err)));
   }
   jail::log().debug("jail init is host pid {}; tool runs as {}:{} inside ({}:{} on the host)",
-                state->pid, identity.uid, identity.gid, identity.host_uid, identity.host_gid);
+                    state->pid, identity.uid, identity.gid, identity.host_uid, identity.host_gid);
   state->timeline = std::move(timeline);
   state->go_write = std::move(go.write);
   state->reports = ReportChannel(std::move(report.read));

@@ -7,7 +7,8 @@ namespace jail {
 spdlog::logger& log() {
   if (auto registered = spdlog::get("jail")) return *registered;
   static const std::shared_ptr<spdlog::logger> fallback = [] {
-    auto logger = std::make_shared<spdlog::logger>("jail", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    auto logger =
+        std::make_shared<spdlog::logger>("jail", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     logger->set_pattern("jail: %v");
     logger->set_level(spdlog::level::warn);
     return logger;

@@ -12,7 +12,9 @@
 namespace jail {
 namespace {
 
-double to_ms(const timeval& time) { return time.tv_sec * 1000.0 + time.tv_usec / 1000.0; }
+double to_ms(const timeval& time) {
+  return time.tv_sec * 1000.0 + time.tv_usec / 1000.0;
+}
 
 void fill_from_status(Result& result, int status) {
   if (WIFEXITED(status)) {
@@ -54,8 +56,8 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits)
   }
   if (killed && limits.cpu_time &&
       (result.signal == SIGXCPU ||
-       (result.signal == SIGKILL &&
-        result.cpu_user_ms + result.cpu_sys_ms >= 1000.0 * static_cast<double>(limits.cpu_time->count())))) {
+       (result.signal == SIGKILL && result.cpu_user_ms + result.cpu_sys_ms >=
+                                        1000.0 * static_cast<double>(limits.cpu_time->count())))) {
     result.outcome = Outcome::timeout;
     result.limit_hit = Limit::cpu_time;
     return;
@@ -110,9 +112,10 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
       // runsc's own failures (it could not create or start the sandbox) exit 128, with its
       // message on stderr. A tool's own exit 128 reads the same; runsc gives no way to tell.
       result.outcome = Outcome::setup_error;
-      result.error = SetupFailure{"runsc", 0,
-                                  "runsc could not start the sandbox (exit 128); its own message is "
-                                  "above on stderr"};
+      result.error =
+          SetupFailure{"runsc", 0,
+                       "runsc could not start the sandbox (exit 128); its own message is "
+                       "above on stderr"};
       return result;
     }
     if (code > 128 && code < 128 + 65) {

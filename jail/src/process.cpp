@@ -30,7 +30,9 @@ Process::~Process() {
   }
 }
 
-pid_t Process::pid() const { return state_->pid; }
+pid_t Process::pid() const {
+  return state_->pid;
+}
 
 void Process::kill(int signal) {
   if (state_->waited) return;
@@ -48,16 +50,25 @@ std::optional<Result> Process::wait_for(std::chrono::milliseconds timeout) {
   if (!state_->supervisor) state_->supervisor = std::make_unique<Supervisor>(*state_);
   std::optional<Supervisor::Clock::time_point> until;
   const auto now = Supervisor::Clock::now();
-  if (timeout < std::chrono::duration_cast<std::chrono::milliseconds>(Supervisor::Clock::time_point::max() - now)) {
+  if (timeout < std::chrono::duration_cast<std::chrono::milliseconds>(
+                    Supervisor::Clock::time_point::max() - now)) {
     until = now + timeout;
   }
   if (!state_->supervisor->run(until)) return std::nullopt;
   return state_->supervisor->finish();
 }
 
-int Process::stdin_fd() const { return state_->stdio_pipes[0].get(); }
-int Process::stdout_fd() const { return state_->stdio_pipes[1].get(); }
-int Process::stderr_fd() const { return state_->stdio_pipes[2].get(); }
-void Process::close_stdin() { state_->stdio_pipes[0].reset(); }
+int Process::stdin_fd() const {
+  return state_->stdio_pipes[0].get();
+}
+int Process::stdout_fd() const {
+  return state_->stdio_pipes[1].get();
+}
+int Process::stderr_fd() const {
+  return state_->stdio_pipes[2].get();
+}
+void Process::close_stdin() {
+  state_->stdio_pipes[0].reset();
+}
 
 }  // namespace jail

@@ -10,8 +10,10 @@ namespace jail {
 namespace {
 
 nlohmann::ordered_json violation_json(const Violation& violation) {
-  return {{"syscall", violation.syscall}, {"number", violation.number},
-          {"args", violation.args},       {"pid", violation.pid},
+  return {{"syscall", violation.syscall},
+          {"number", violation.number},
+          {"args", violation.args},
+          {"pid", violation.pid},
           {"action", violation.action}};
 }
 
@@ -25,16 +27,17 @@ nlohmann::ordered_json limits_json(const Limits& limits) {
   for (const auto& entry : limits.rlimits) {
     rlimits[std::string(rlimit_name(entry.resource))] = {entry.soft, entry.hard};
   }
-  return {{"memory_bytes", optional_json(limits.memory_bytes)},
-          {"pids", optional_json(limits.pids)},
-          {"cpus", optional_json(limits.cpus)},
-          {"timeout_ms", limits.timeout ? nlohmann::ordered_json(limits.timeout->count()) : nullptr},
-          {"kill_grace_ms", limits.kill_grace.count()},
-          {"cpu_time_s", limits.cpu_time ? nlohmann::ordered_json(limits.cpu_time->count()) : nullptr},
-          {"max_file_size", optional_json(limits.max_file_size)},
-          {"max_open_files", optional_json(limits.max_open_files)},
-          {"core_dumps", limits.core_dumps},
-          {"rlimits", rlimits}};
+  return {
+      {"memory_bytes", optional_json(limits.memory_bytes)},
+      {"pids", optional_json(limits.pids)},
+      {"cpus", optional_json(limits.cpus)},
+      {"timeout_ms", limits.timeout ? nlohmann::ordered_json(limits.timeout->count()) : nullptr},
+      {"kill_grace_ms", limits.kill_grace.count()},
+      {"cpu_time_s", limits.cpu_time ? nlohmann::ordered_json(limits.cpu_time->count()) : nullptr},
+      {"max_file_size", optional_json(limits.max_file_size)},
+      {"max_open_files", optional_json(limits.max_open_files)},
+      {"core_dumps", limits.core_dumps},
+      {"rlimits", rlimits}};
 }
 
 nlohmann::ordered_json lookups_json(const std::optional<Lookups>& lookups) {
@@ -54,10 +57,12 @@ nlohmann::ordered_json lookups_json(const std::optional<Lookups>& lookups) {
 std::string to_json(const Result& result) {
   nlohmann::ordered_json json;
   json["outcome"] = to_string(result.outcome);
-  json["exit_code"] = result.outcome == Outcome::exited ? nlohmann::ordered_json(result.exit_code) : nullptr;
+  json["exit_code"] =
+      result.outcome == Outcome::exited ? nlohmann::ordered_json(result.exit_code) : nullptr;
   json["signal"] = result.outcome == Outcome::signaled ? result.signal : 0;
   json["jail_exit_code"] = exit_code_for(result);
-  json["violation"] = result.violation ? violation_json(*result.violation) : nlohmann::ordered_json(nullptr);
+  json["violation"] =
+      result.violation ? violation_json(*result.violation) : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json first = nlohmann::ordered_json::array();
   for (const auto& denial : result.denials.first) first.push_back(violation_json(denial));
   json["denials"] = {{"count", result.denials.count}, {"first", first}};

@@ -6,7 +6,8 @@ namespace jail {
 namespace {
 
 void set(std::vector<child::RlimitSetting>& list, int resource, rlim_t soft, rlim_t hard) {
-  std::erase_if(list, [&](const child::RlimitSetting& entry) { return entry.resource == resource; });
+  std::erase_if(list,
+                [&](const child::RlimitSetting& entry) { return entry.resource == resource; });
   list.push_back({resource, soft, hard});
 }
 
@@ -21,7 +22,8 @@ std::vector<child::RlimitSetting> rlimits_for(const Limits& limits) {
     set(list, RLIMIT_CPU, seconds, seconds + 1);
   }
   if (limits.max_file_size) set(list, RLIMIT_FSIZE, *limits.max_file_size, *limits.max_file_size);
-  if (limits.max_open_files) set(list, RLIMIT_NOFILE, *limits.max_open_files, *limits.max_open_files);
+  if (limits.max_open_files)
+    set(list, RLIMIT_NOFILE, *limits.max_open_files, *limits.max_open_files);
   for (const Rlimit& entry : limits.rlimits) set(list, entry.resource, entry.soft, entry.hard);
   return list;
 }

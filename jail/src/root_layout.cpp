@@ -18,11 +18,15 @@ constexpr std::array kSystemDirs = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "
 // What ordinary programs read from /etc: the loader cache, name-service switch, time zone,
 // certificates, Debian's alternatives (many /usr/bin names point there), protocol tables.
 // Nothing with secrets or host identity (shadow, machine-id, ssh, hostname) is here.
-constexpr std::array kEtcEntries = {
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "localtime", "timezone",
-    "ssl", "ca-certificates", "ca-certificates.conf", "alternatives", "protocols", "services",
-    "host.conf", "gai.conf", "mime.types", "inputrc", "python3", "python3.11", "python3.12",
-    "bash.bashrc", "profile", "issue", "debian_version", "os-release", "login.defs"};
+constexpr std::array kEtcEntries = {"ld.so.cache",   "ld.so.conf",      "ld.so.conf.d",
+                                    "nsswitch.conf", "localtime",       "timezone",
+                                    "ssl",           "ca-certificates", "ca-certificates.conf",
+                                    "alternatives",  "protocols",       "services",
+                                    "host.conf",     "gai.conf",        "mime.types",
+                                    "inputrc",       "python3",         "python3.11",
+                                    "python3.12",    "bash.bashrc",     "profile",
+                                    "issue",         "debian_version",  "os-release",
+                                    "login.defs"};
 
 constexpr std::array kDevices = {"null", "zero", "full", "random", "urandom", "tty"};
 
@@ -67,8 +71,8 @@ void add_host_minimal(PlanBuilder& builder, const Spec& spec, const Identity& id
   builder.file("/etc/passwd", passwd_for(identity));
   builder.file("/etc/group", group_for(identity));
   builder.file("/etc/hostname", spec.hostname + "\n");
-  builder.file("/etc/hosts", fmt::format("127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\t{}\n",
-                                         spec.hostname));
+  builder.file("/etc/hosts",
+               fmt::format("127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\t{}\n", spec.hostname));
 }
 
 void add_dev(PlanBuilder& builder, const Spec& spec) {
@@ -99,7 +103,8 @@ void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& ide
     const Mount& mount = spec.mounts[i];
     const dry_run::Layer* layer = dry_run != nullptr ? dry_run->layer_for_mount(i) : nullptr;
     if (layer != nullptr) {
-      builder.overlay(layer->lower, layer->upper, layer->work, mount.target, mount.origin + ", dry run");
+      builder.overlay(layer->lower, layer->upper, layer->work, mount.target,
+                      mount.origin + ", dry run");
       continue;
     }
     switch (mount.kind) {

@@ -59,7 +59,8 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
   const auto step = static_cast<Step>(report.step);
   const int err = report.err;
   SetupFailure failure{std::string(step_name(step)), err, {}};
-  const bool has_op = report.detail >= 0 && static_cast<std::size_t>(report.detail) < context.ops.size();
+  const bool has_op =
+      report.detail >= 0 && static_cast<std::size_t>(report.detail) < context.ops.size();
 
   switch (step) {
     case Step::open_bind_source:
@@ -73,11 +74,12 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
         const OpDescription& op = context.ops[static_cast<std::size_t>(report.detail)];
         const bool is_bind = step == Step::open_bind_source || step == Step::restrict_bind_source ||
                              step == Step::mount_overlay;
-        failure.message = is_bind || (!op.source.empty() && op.source.front() == '/')
-                              ? fmt::format("cannot mount {} at {}: {}{}{}", op.source, op.target,
-                                            errno_text(err), mount_hint(step, err), origin_of(op))
-                              : fmt::format("cannot create {} in the jail's root: {}{}{}", op.target,
-                                            errno_text(err), mount_hint(step, err), origin_of(op));
+        failure.message =
+            is_bind || (!op.source.empty() && op.source.front() == '/')
+                ? fmt::format("cannot mount {} at {}: {}{}{}", op.source, op.target,
+                              errno_text(err), mount_hint(step, err), origin_of(op))
+                : fmt::format("cannot create {} in the jail's root: {}{}{}", op.target,
+                              errno_text(err), mount_hint(step, err), origin_of(op));
         return failure;
       }
       break;
@@ -132,9 +134,9 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
           errno_text(err));
       return failure;
     case Step::seccomp:
-      failure.message = fmt::format(
-          "cannot install the seccomp filter: {}: refusing to run the tool unfiltered",
-          errno_text(err));
+      failure.message =
+          fmt::format("cannot install the seccomp filter: {}: refusing to run the tool unfiltered",
+                      errno_text(err));
       return failure;
     default:
       break;
@@ -146,18 +148,19 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
 SetupFailure describe_exec_failure(int err, const FailureContext& context) {
   SetupFailure failure{"exec", err, {}};
   if (err == ENOENT) {
-    failure.message = context.command.find('/') != std::string::npos
-                          ? fmt::format("command not found: {} does not exist inside the jail",
-                                        context.command)
-                          : fmt::format("command not found: '{}' is not on the jail's PATH ({}); "
-                                        "bind the directory that holds it, or give its path",
-                                        context.command, context.path);
+    failure.message =
+        context.command.find('/') != std::string::npos
+            ? fmt::format("command not found: {} does not exist inside the jail", context.command)
+            : fmt::format(
+                  "command not found: '{}' is not on the jail's PATH ({}); "
+                  "bind the directory that holds it, or give its path",
+                  context.command, context.path);
   } else {
-    failure.message = fmt::format("cannot execute {} inside the jail: {}{}", context.command,
-                                  errno_text(err),
-                                  err == EACCES ? ": it is not executable by the jail's identity, "
-                                                  "or its filesystem is mounted noexec"
-                                                : "");
+    failure.message =
+        fmt::format("cannot execute {} inside the jail: {}{}", context.command, errno_text(err),
+                    err == EACCES ? ": it is not executable by the jail's identity, "
+                                    "or its filesystem is mounted noexec"
+                                  : "");
   }
   return failure;
 }

@@ -66,7 +66,9 @@ std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state) {
     child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (!child_stdio[0].valid()) {
       const int err = errno;
-      throw Error("stdio", err, fmt::format("cannot open /dev/null for the tool's stdin: {}", std::strerror(err)));
+      throw Error(
+          "stdio", err,
+          fmt::format("cannot open /dev/null for the tool's stdin: {}", std::strerror(err)));
     }
     state.stdio_pipes[0].reset();  // nothing the caller writes could reach the tool
   }

@@ -15,7 +15,9 @@
 namespace jail {
 namespace {
 
-std::string errno_text(int err) { return fmt::format("{}: {}", strerrorname_np(err), std::strerror(err)); }
+std::string errno_text(int err) {
+  return fmt::format("{}: {}", strerrorname_np(err), std::strerror(err));
+}
 
 // One thing wrong with the Spec: the step and errno a caller can switch on, and the sentence.
 struct Problem {
@@ -51,12 +53,12 @@ void check_mount(const Mount& mount, Problems& problems) {
   const std::string where = mount.origin.empty() ? "" : fmt::format(" (from {})", mount.origin);
   const std::string target = normalize_jail_path(mount.target);
   if (target.empty()) {
-    problems.push_back(fmt::format(
-        "mount target '{}' must be an absolute path inside the jail without '..'{}", mount.target,
-        where));
-  } else if (target == "/") {
     problems.push_back(
-        fmt::format("cannot mount over the jail's root '/'{}: use --rootfs DIR for a prepared root", where));
+        fmt::format("mount target '{}' must be an absolute path inside the jail without '..'{}",
+                    mount.target, where));
+  } else if (target == "/") {
+    problems.push_back(fmt::format(
+        "cannot mount over the jail's root '/'{}: use --rootfs DIR for a prepared root", where));
   }
   if (mount.kind == MountKind::tmpfs) {
     if (mount.size_bytes && *mount.size_bytes == 0) {
@@ -66,14 +68,15 @@ void check_mount(const Mount& mount, Problems& problems) {
   }
   struct stat info {};
   if (mount.source.empty() || mount.source.front() != '/') {
-    problems.push_back(fmt::format("bind source '{}' must be an absolute path{}", mount.source, where));
+    problems.push_back(
+        fmt::format("bind source '{}' must be an absolute path{}", mount.source, where));
   } else if (::stat(mount.source.c_str(), &info) != 0) {
     const int err = errno;
-    problems.add(fmt::format("cannot bind {} at {}: {}: {}{}", mount.source, mount.target,
-                             errno_text(err),
-                             err == ENOENT ? "the source does not exist" : "the source cannot be reached",
-                             where),
-                 "open_bind_source", err);
+    problems.add(
+        fmt::format("cannot bind {} at {}: {}: {}{}", mount.source, mount.target, errno_text(err),
+                    err == ENOENT ? "the source does not exist" : "the source cannot be reached",
+                    where),
+        "open_bind_source", err);
   }
 }
 
@@ -102,14 +105,16 @@ constexpr std::uint64_t kRunscMinPids = 64;
 // name other layers, so they are refused rather than escaped.
 void check_dry_run(const Spec& spec, Problems& problems) {
   if (spec.runtime == Runtime::runsc) {
-    problems.emplace_back("--dry-run works with the native runtime only: gVisor's overlay does not "
-                          "keep the changes for review; leave out --runtime runsc");
+    problems.emplace_back(
+        "--dry-run works with the native runtime only: gVisor's overlay does not "
+        "keep the changes for review; leave out --runtime runsc");
   }
   for (const Mount& mount : spec.mounts) {
     if (mount.kind == MountKind::bind && mount.source.find_first_of(":\\,") != std::string::npos) {
-      problems.push_back(fmt::format("cannot dry-run --bind {}: a path with ':', ',' or '\\' cannot "
-                                     "be an overlay layer; bind a directory whose path has none ({})",
-                                     mount.source, mount.origin));
+      problems.push_back(
+          fmt::format("cannot dry-run --bind {}: a path with ':', ',' or '\\' cannot "
+                      "be an overlay layer; bind a directory whose path has none ({})",
+                      mount.source, mount.origin));
     }
   }
 }
@@ -130,7 +135,8 @@ void check_spec(const Spec& spec) {
     problems.push_back(fmt::format("hostname '{}' must be 1 to 64 characters", spec.hostname));
   }
   if (normalize_jail_path(spec.cwd).empty()) {
-    problems.push_back(fmt::format("working directory '{}' must be an absolute path without '..'", spec.cwd));
+    problems.push_back(
+        fmt::format("working directory '{}' must be an absolute path without '..'", spec.cwd));
   }
   if (spec.max_output_bytes && (*spec.max_output_bytes == 0 || spec.stdio == Stdio::pipe)) {
     problems.emplace_back(
@@ -145,7 +151,8 @@ void check_spec(const Spec& spec) {
       problems.add(fmt::format("cannot use --rootfs {}: {}", *spec.rootfs, errno_text(err)),
                    "stage_root", err);
     } else if (!S_ISDIR(info.st_mode)) {
-      problems.push_back(fmt::format("cannot use --rootfs {}: it is not a directory", *spec.rootfs));
+      problems.push_back(
+          fmt::format("cannot use --rootfs {}: it is not a directory", *spec.rootfs));
     }
   }
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);

@@ -30,7 +30,8 @@ fs::path find_binary(const std::string& name) {
     if (!fs::exists(name)) throw BuildError(fmt::format("binary {} does not exist", name));
     return fs::absolute(name);
   }
-  for (const char* dir : {"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"}) {
+  for (const char* dir :
+       {"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"}) {
     const fs::path candidate = fs::path(dir) / name;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
@@ -62,9 +63,10 @@ class Builder {
   void add_binary(const std::string& name) {
     const fs::path path = find_binary(name);
     if (!read_elf(fs::canonical(path))) {
-      throw BuildError(fmt::format("{} is not an ELF executable (a script? add its interpreter "
-                                   "as the binary and the script as a file)",
-                                   path.string()));
+      throw BuildError(
+          fmt::format("{} is not an ELF executable (a script? add its interpreter "
+                      "as the binary and the script as a file)",
+                      path.string()));
     }
     add_path(path, {});
   }
@@ -72,12 +74,14 @@ class Builder {
   void add_library(const std::string& soname) {
     const ElfInfo none;
     const auto found = resolver_.find(soname, "/", none, {});
-    if (!found) throw BuildError(fmt::format("library {} (from the recipe) is not on this host", soname));
+    if (!found)
+      throw BuildError(fmt::format("library {} (from the recipe) is not on this host", soname));
     add_path(*found, {});
   }
 
   void add_tree(const fs::path& tree) {
-    if (!fs::is_directory(tree)) throw BuildError(fmt::format("tree {} is not a directory", tree.string()));
+    if (!fs::is_directory(tree))
+      throw BuildError(fmt::format("tree {} is not a directory", tree.string()));
     std::set<fs::path> entries;  // sorted: the same tree is built the same way every time
     for (const auto& entry : fs::recursive_directory_iterator(tree, fs::directory_options::none)) {
       entries.insert(entry.path());
@@ -148,10 +152,12 @@ class Builder {
     if (info) add_dependencies(normal, *info, inherited_rpath);
   }
 
-  void add_dependencies(const fs::path& object, const ElfInfo& info, std::vector<std::string> rpath) {
+  void add_dependencies(const fs::path& object, const ElfInfo& info,
+                        std::vector<std::string> rpath) {
     if (!info.interpreter.empty()) add_path(info.interpreter, {});
     if (info.runpath.empty()) {
-      for (const auto& entry : info.rpath) rpath.push_back(expand_origin(entry, object.parent_path()));
+      for (const auto& entry : info.rpath)
+        rpath.push_back(expand_origin(entry, object.parent_path()));
     } else {
       rpath.clear();  // DT_RUNPATH stops the inheritance of DT_RPATH, as in ld.so
     }
@@ -176,10 +182,12 @@ class Builder {
     ++report_.files;
     if (fs::exists(fs::symlink_status(dest))) return;
     const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) throw BuildError(fmt::format("cannot read {}: {}", source.string(), std::strerror(errno)));
+    if (in < 0)
+      throw BuildError(fmt::format("cannot read {}: {}", source.string(), std::strerror(errno)));
     struct stat info {};
     ::fstat(in, &info);
-    const int out = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, info.st_mode & 07777);
+    const int out =
+        ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, info.st_mode & 07777);
     bool shared = out >= 0 && ::ioctl(out, FICLONE, in) == 0;
     if (out >= 0) ::close(out);
     ::close(in);

@@ -33,7 +33,8 @@ class Reader {
   }
 
   std::string string_at(std::uint64_t offset) const {
-    if (offset >= bytes_.size()) throw std::runtime_error(fmt::format("{}: bad string offset", file_.string()));
+    if (offset >= bytes_.size())
+      throw std::runtime_error(fmt::format("{}: bad string offset", file_.string()));
     const char* start = bytes_.data() + offset;
     return std::string(start, strnlen(start, bytes_.size() - offset));
   }
@@ -65,7 +66,8 @@ std::uint64_t file_offset(const std::vector<Elf64_Phdr>& loads, std::uint64_t ad
       return address - load.p_vaddr + load.p_offset;
     }
   }
-  throw std::runtime_error(fmt::format("{}: dynamic string table outside every segment", file.string()));
+  throw std::runtime_error(
+      fmt::format("{}: dynamic string table outside every segment", file.string()));
 }
 
 }  // namespace
@@ -92,7 +94,8 @@ std::optional<ElfInfo> read_elf(const std::filesystem::path& file) {
 
   std::vector<Elf64_Dyn> entries;
   std::uint64_t strtab = 0;
-  for (std::uint64_t offset = dynamic->p_offset; offset + sizeof(Elf64_Dyn) <= dynamic->p_offset + dynamic->p_filesz;
+  for (std::uint64_t offset = dynamic->p_offset;
+       offset + sizeof(Elf64_Dyn) <= dynamic->p_offset + dynamic->p_filesz;
        offset += sizeof(Elf64_Dyn)) {
     const auto entry = elf.at<Elf64_Dyn>(offset);
     if (entry.d_tag == DT_NULL) break;

@@ -11,7 +11,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::set<std::string> kKeys = {"description", "binaries", "trees", "files", "libraries", "links"};
+const std::set<std::string> kKeys = {"description", "binaries",  "trees",
+                                     "files",       "libraries", "links"};
 
 std::string where(const fs::path& file, const toml::source_region& region) {
   return fmt::format("{}:{}:{}", file.string(), region.begin.line, region.begin.column);
@@ -23,11 +24,13 @@ std::vector<std::string> strings(const toml::table& table, const char* key, cons
   if (node == nullptr) return out;
   const toml::array* array = node->as_array();
   if (array == nullptr) {
-    throw BuildError(fmt::format("{}: '{}' must be a list of strings", where(file, node->source()), key));
+    throw BuildError(
+        fmt::format("{}: '{}' must be a list of strings", where(file, node->source()), key));
   }
   for (const auto& item : *array) {
     const auto value = item.value<std::string>();
-    if (!value) throw BuildError(fmt::format("{}: '{}' holds a non-string", where(file, item.source()), key));
+    if (!value)
+      throw BuildError(fmt::format("{}: '{}' holds a non-string", where(file, item.source()), key));
     out.push_back(*value);
   }
   return out;
@@ -41,7 +44,8 @@ fs::path recipe_dir() {
 }
 
 void add_recipe(BuildRequest& request, const std::string& name_or_path) {
-  const bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
   const fs::path file = is_path ? fs::path(name_or_path) : recipe_dir() / (name_or_path + ".toml");
   if (!fs::exists(file)) {
     std::string known;
@@ -59,9 +63,10 @@ void add_recipe(BuildRequest& request, const std::string& name_or_path) {
   }
   for (const auto& [key, node] : table) {
     if (!kKeys.contains(std::string(key.str()))) {
-      throw BuildError(fmt::format("{}: unknown key '{}' (known: binaries trees files libraries links "
-                                   "description)",
-                                   where(file, node.source()), key.str()));
+      throw BuildError(
+          fmt::format("{}: unknown key '{}' (known: binaries trees files libraries links "
+                      "description)",
+                      where(file, node.source()), key.str()));
     }
   }
   for (auto& binary : strings(table, "binaries", file)) request.binaries.push_back(binary);
@@ -71,7 +76,9 @@ void add_recipe(BuildRequest& request, const std::string& name_or_path) {
   if (const toml::table* links = table["links"].as_table()) {
     for (const auto& [path, text] : *links) {
       const auto value = text.value<std::string>();
-      if (!value) throw BuildError(fmt::format("{}: link {} must be a string", where(file, text.source()), path.str()));
+      if (!value)
+        throw BuildError(
+            fmt::format("{}: link {} must be a string", where(file, text.source()), path.str()));
       request.links[std::string(path.str())] = *value;
     }
   }

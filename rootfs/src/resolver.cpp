@@ -35,8 +35,12 @@ struct Entry {
   std::uint64_t hwcap;
 };
 
-constexpr std::array<const char*, 6> kDefaultDirs = {
-    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+constexpr std::array<const char*, 6> kDefaultDirs = {"/lib/x86_64-linux-gnu",
+                                                     "/usr/lib/x86_64-linux-gnu",
+                                                     "/lib64",
+                                                     "/usr/lib64",
+                                                     "/lib",
+                                                     "/usr/lib"};
 
 bool usable(const std::filesystem::path& path) {
   std::error_code error;
@@ -61,7 +65,8 @@ LibraryResolver::LibraryResolver(const std::filesystem::path& ld_so_cache) {
   std::ostringstream data;
   data << in.rdbuf();
   const std::string bytes = data.str();
-  if (bytes.size() < sizeof(Header) || std::memcmp(bytes.data(), kMagic, sizeof kMagic - 1) != 0) return;
+  if (bytes.size() < sizeof(Header) || std::memcmp(bytes.data(), kMagic, sizeof kMagic - 1) != 0)
+    return;
   Header header;
   std::memcpy(&header, bytes.data(), sizeof header);
   for (std::uint32_t i = 0; i < header.count; ++i) {
@@ -69,7 +74,8 @@ LibraryResolver::LibraryResolver(const std::filesystem::path& ld_so_cache) {
     if (offset + sizeof(Entry) > bytes.size()) break;
     Entry entry;
     std::memcpy(&entry, bytes.data() + offset, sizeof entry);
-    if ((entry.flags & kTypeMask) != kElfLibc6 || (entry.flags & kArchMask) != kX8664Lib64) continue;
+    if ((entry.flags & kTypeMask) != kElfLibc6 || (entry.flags & kArchMask) != kX8664Lib64)
+      continue;
     if (entry.key >= bytes.size() || entry.value >= bytes.size()) continue;
     const std::string key(bytes.data() + entry.key);
     const std::string value(bytes.data() + entry.value);
@@ -87,7 +93,8 @@ std::optional<std::filesystem::path> LibraryResolver::find(
   const std::filesystem::path origin = object.parent_path();
   auto search = [&](const std::vector<std::string>& dirs) -> std::optional<std::filesystem::path> {
     for (const auto& dir : dirs) {
-      const std::filesystem::path candidate = std::filesystem::path(expand_origin(dir, origin)) / soname;
+      const std::filesystem::path candidate =
+          std::filesystem::path(expand_origin(dir, origin)) / soname;
       if (usable(candidate)) return candidate.lexically_normal();
     }
     return std::nullopt;

@@ -30,7 +30,8 @@ TEST_P(PolicyLearn, LearnedPolicyRunsTheSameScriptAndDeniesPtrace) {
   write_file(work / "other.py", kPtraceScript);
   const std::string policy = work / "learned.policy";
 
-  RunResult learn = run({"policy", "learn", "-o", policy, "--", "python3", "learned.py"}, {.cwd = work.path()});
+  RunResult learn =
+      run({"policy", "learn", "-o", policy, "--", "python3", "learned.py"}, {.cwd = work.path()});
   ASSERT_EQ(learn.exit_code, 0) << describe(learn);
   EXPECT_EQ(learn.out, "data-from-file\nthread\nx\nsub\n") << describe(learn);
   const auto text = read_file(policy);
@@ -45,8 +46,9 @@ TEST_P(PolicyLearn, LearnedPolicyRunsTheSameScriptAndDeniesPtrace) {
 
   // Enforced, the same script runs with no denial beyond the baseline's fixed clone3 → ENOSYS
   // answer (glibc then uses clone, whose flags the filter can read).
-  RunResult again = run({"--policy", policy, "--status-file", work / "status.json", "--", "python3", "learned.py"},
-                        {.cwd = work.path()});
+  RunResult again = run(
+      {"--policy", policy, "--status-file", work / "status.json", "--", "python3", "learned.py"},
+      {.cwd = work.path()});
   EXPECT_EQ(again.exit_code, 0) << describe(again);
   EXPECT_EQ(again.out, "data-from-file\nthread\nx\nsub\n");
   const auto status = nlohmann::json::parse(read_file(work / "status.json").value_or("{}"));
@@ -56,12 +58,14 @@ TEST_P(PolicyLearn, LearnedPolicyRunsTheSameScriptAndDeniesPtrace) {
 
   // A different script that calls ptrace is denied (the learned default, errno EPERM) and the
   // call named.
-  RunResult other = run({"--policy", policy, "--status-file", work / "other.json", "--", "python3", "other.py"},
-                        {.cwd = work.path()});
+  RunResult other =
+      run({"--policy", policy, "--status-file", work / "other.json", "--", "python3", "other.py"},
+          {.cwd = work.path()});
   const auto denied = nlohmann::json::parse(read_file(work / "other.json").value_or("{}"));
   EXPECT_EQ(trim(other.out), "-1") << describe(other);  // ptrace failed inside
   bool named = denied["violation"].is_object() && denied["violation"]["syscall"] == "ptrace";
-  for (const auto& denial : denied["denials"]["first"]) named = named || denial["syscall"] == "ptrace";
+  for (const auto& denial : denied["denials"]["first"])
+    named = named || denial["syscall"] == "ptrace";
   EXPECT_TRUE(named) << denied.dump();
   EXPECT_NE(other.err.find("denied ptrace("), std::string::npos) << describe(other);
 }
@@ -70,8 +74,9 @@ TEST_P(PolicyLearn, MergeWidensAnExistingPolicyAndSaysWhat) {
   TempDir work;
   write_file(work / "narrow.policy", "default errno EPERM\nallow execve write exit_group\n");
   const std::string merged = work / "merged.policy";
-  RunResult learn = run({"policy", "learn", "--merge", work / "narrow.policy", "-o", merged, "--", "true"},
-                        {.cwd = work.path()});
+  RunResult learn =
+      run({"policy", "learn", "--merge", work / "narrow.policy", "-o", merged, "--", "true"},
+          {.cwd = work.path()});
   ASSERT_EQ(learn.exit_code, 0) << describe(learn);
   EXPECT_NE(learn.err.find("jail: added "), std::string::npos) << describe(learn);
   const auto text = read_file(merged).value_or("");
@@ -91,7 +96,8 @@ TEST(PolicyDiff, DefaultVersusPythonMatchesExpectations) {
   RunResult narrower = run_jail({"policy", "diff", "default", "python"});
   EXPECT_EQ(narrower.exit_code, 0) << describe(narrower);
   EXPECT_NE(narrower.out.find("allow if arg0 in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}"),
-            std::string::npos) << narrower.out;
+            std::string::npos)
+      << narrower.out;
   for (const char* syscall : {"\nshmget ", "\nsocket ", "\nioctl "}) {
     EXPECT_NE(narrower.out.find(syscall), std::string::npos) << syscall << "\n" << narrower.out;
   }
@@ -110,7 +116,8 @@ TEST(AuditLog, HundredConcurrentRunsLeaveHundredWholeLines) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = t; i < kRuns; i += kThreads) {
-        run_jail({"--audit-log", log, "--no-cwd", "--", "sh", "-c", "exit " + std::to_string(i % 7)});
+        run_jail(
+            {"--audit-log", log, "--no-cwd", "--", "sh", "-c", "exit " + std::to_string(i % 7)});
       }
     });
   }
@@ -127,7 +134,8 @@ TEST(AuditLog, HundredConcurrentRunsLeaveHundredWholeLines) {
     EXPECT_EQ(record["command"][0], "sh");
     ++codes.at(record["exit_code"].get<std::size_t>());
   }
-  for (int code = 0; code < 7; ++code) EXPECT_EQ(codes[code], (kRuns + 6 - code) / 7) << "exit " << code;
+  for (int code = 0; code < 7; ++code)
+    EXPECT_EQ(codes[code], (kRuns + 6 - code) / 7) << "exit " << code;
 }
 
 }  // namespace

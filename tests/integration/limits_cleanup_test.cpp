@@ -5,9 +5,9 @@
 // carries the pid of a jail this test started (jail-<pid>-<hex>).
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>

@@ -53,16 +53,21 @@ class TempDir {
 std::uintmax_t tree_bytes(const fs::path& root) {
   std::uintmax_t total = 0;
   std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, error);
+  for (auto it = fs::recursive_directory_iterator(
+           root, fs::directory_options::skip_permission_denied, error);
        it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (it->is_regular_file(error) && !it->is_symlink(error)) total += it->file_size(error);
   }
   return total;
 }
 
-std::string jail() { return JAIL_BINARY; }
+std::string jail() {
+  return JAIL_BINARY;
+}
 
-void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
 
 TEST(RootfsBuild, Python3RecipeRunsTheStandardLibraryAndHello) {
   TempDir dir;
@@ -72,8 +77,9 @@ TEST(RootfsBuild, Python3RecipeRunsTheStandardLibraryAndHello) {
   EXPECT_NE(build.text.find("built "), std::string::npos) << build.text;
   std::printf("python3 root: %s", build.text.c_str());
 
-  const Output imports = run(jail() + " --rootfs " + root.string() +
-                             " -- python3 -c 'import json, ssl, sqlite3, subprocess; print(\"imports ok\")'");
+  const Output imports =
+      run(jail() + " --rootfs " + root.string() +
+          " -- python3 -c 'import json, ssl, sqlite3, subprocess; print(\"imports ok\")'");
   EXPECT_EQ(imports.status, 0) << imports.text;
   EXPECT_NE(imports.text.find("imports ok"), std::string::npos) << imports.text;
 
@@ -98,8 +104,9 @@ TEST(RootfsBuild, ShellRecipeRunsAScript) {
   TempDir dir;
   const fs::path root = dir.path() / "root";
   ASSERT_EQ(run(jail() + " rootfs build " + root.string() + " --recipe shell").status, 0);
-  const Output script = run(jail() + " --rootfs " + root.string() +
-                            " -- sh -c 'mkdir /tmp/d && echo one > /tmp/d/f && cat /tmp/d/f | wc -l'");
+  const Output script =
+      run(jail() + " --rootfs " + root.string() +
+          " -- sh -c 'mkdir /tmp/d && echo one > /tmp/d/f && cat /tmp/d/f | wc -l'");
   EXPECT_EQ(script.status, 0) << script.text;
   EXPECT_NE(script.text.find("1"), std::string::npos) << script.text;
 }
@@ -120,9 +127,11 @@ TEST(RootfsBuild, BusyboxRecipeRunsAScript) {
 
 TEST(RootfsBuild, StaticBinaryNeedsNoLibraries) {
   TempDir dir;
-  write(dir.path() / "static.c", "#include <stdio.h>\nint main(void){puts(\"static ok\");return 0;}\n");
+  write(dir.path() / "static.c",
+        "#include <stdio.h>\nint main(void){puts(\"static ok\");return 0;}\n");
   const fs::path binary = dir.path() / "static_hello";
-  const Output compile = run("gcc -static -O2 -o " + binary.string() + " " + (dir.path() / "static.c").string());
+  const Output compile =
+      run("gcc -static -O2 -o " + binary.string() + " " + (dir.path() / "static.c").string());
   ASSERT_EQ(compile.status, 0) << compile.text;
   const auto info = jail::rootfs::read_elf(binary);
   ASSERT_TRUE(info.has_value());
@@ -130,7 +139,8 @@ TEST(RootfsBuild, StaticBinaryNeedsNoLibraries) {
   EXPECT_TRUE(info->needed.empty());
 
   const fs::path root = dir.path() / "root";
-  ASSERT_EQ(run(jail() + " rootfs build " + root.string() + " --binary " + binary.string()).status, 0);
+  ASSERT_EQ(run(jail() + " rootfs build " + root.string() + " --binary " + binary.string()).status,
+            0);
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     EXPECT_EQ(entry.path().string().find(".so"), std::string::npos) << entry.path();
   }
@@ -150,9 +160,12 @@ TEST(RootfsBuild, OriginRunpathResolvesAndAMissingLibraryIsNamed) {
   write(dir.path() / "main.c",
         "#include <stdio.h>\nconst char* greet(void);\nint main(void){puts(greet());return 0;}\n");
   ASSERT_EQ(run("gcc -shared -fPIC -o " + (app / "lib/libgreet.so").string() + " " +
-                (dir.path() / "greet.c").string()).status, 0);
-  const Output link = run("gcc -o " + (app / "bin/greeter").string() + " " + (dir.path() / "main.c").string() +
-                          " -L" + (app / "lib").string() + " -lgreet -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../lib'");
+                (dir.path() / "greet.c").string())
+                .status,
+            0);
+  const Output link = run("gcc -o " + (app / "bin/greeter").string() + " " +
+                          (dir.path() / "main.c").string() + " -L" + (app / "lib").string() +
+                          " -lgreet -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../lib'");
   ASSERT_EQ(link.status, 0) << link.text;
   const auto info = jail::rootfs::read_elf(app / "bin/greeter");
   ASSERT_TRUE(info.has_value());
@@ -160,16 +173,18 @@ TEST(RootfsBuild, OriginRunpathResolvesAndAMissingLibraryIsNamed) {
   EXPECT_EQ(info->runpath.front(), "$ORIGIN/../lib");
 
   const fs::path root = dir.path() / "root";
-  const Output build = run(jail() + " rootfs build " + root.string() + " --binary " + (app / "bin/greeter").string());
+  const Output build = run(jail() + " rootfs build " + root.string() + " --binary " +
+                           (app / "bin/greeter").string());
   ASSERT_EQ(build.status, 0) << build.text;
   EXPECT_TRUE(fs::exists(root / (app / "lib/libgreet.so").relative_path()));
-  const Output ran = run(jail() + " --rootfs " + root.string() + " -- " + (app / "bin/greeter").string());
+  const Output ran =
+      run(jail() + " --rootfs " + root.string() + " -- " + (app / "bin/greeter").string());
   EXPECT_EQ(ran.status, 0) << ran.text;
   EXPECT_EQ(ran.text, "hello from libgreet\n");
 
   fs::remove(app / "lib/libgreet.so");
-  const Output missing = run(jail() + " rootfs build " + (dir.path() / "root2").string() + " --binary " +
-                             (app / "bin/greeter").string());
+  const Output missing = run(jail() + " rootfs build " + (dir.path() / "root2").string() +
+                             " --binary " + (app / "bin/greeter").string());
   EXPECT_NE(missing.status, 0);
   EXPECT_NE(missing.text.find("libgreet.so"), std::string::npos) << missing.text;
 }
@@ -179,14 +194,16 @@ TEST(RootfsBuild, BadInputIsNamed) {
   const std::string out = (dir.path() / "root").string();
   const Output not_elf = run(jail() + " rootfs build " + out + " --binary /etc/passwd");
   EXPECT_EQ(not_elf.status, 1);
-  EXPECT_NE(not_elf.text.find("/etc/passwd is not an ELF executable"), std::string::npos) << not_elf.text;
+  EXPECT_NE(not_elf.text.find("/etc/passwd is not an ELF executable"), std::string::npos)
+      << not_elf.text;
 
   const Output absent = run(jail() + " rootfs build " + out + " --binary no-such-tool-anywhere");
   EXPECT_EQ(absent.status, 1);
   EXPECT_NE(absent.text.find("no-such-tool-anywhere"), std::string::npos) << absent.text;
 
   write(dir.path() / "typo.toml", "binaries = [\"sh\"]\nbinarys = [\"ls\"]\n");
-  const Output typo = run(jail() + " rootfs build " + out + " --recipe " + (dir.path() / "typo.toml").string());
+  const Output typo =
+      run(jail() + " rootfs build " + out + " --recipe " + (dir.path() / "typo.toml").string());
   EXPECT_EQ(typo.status, 1);
   EXPECT_NE(typo.text.find("typo.toml:2:"), std::string::npos) << typo.text;
   EXPECT_NE(typo.text.find("unknown key 'binarys'"), std::string::npos) << typo.text;
@@ -209,8 +226,10 @@ TEST(RootfsBuild, SameInputsGiveTheSameTree) {
     for (const auto& name : names) text += name + "\n";
     return text;
   };
-  ASSERT_EQ(run(jail() + " rootfs build " + (dir.path() / "a").string() + " --recipe shell").status, 0);
-  ASSERT_EQ(run(jail() + " rootfs build " + (dir.path() / "b").string() + " --recipe shell").status, 0);
+  ASSERT_EQ(run(jail() + " rootfs build " + (dir.path() / "a").string() + " --recipe shell").status,
+            0);
+  ASSERT_EQ(run(jail() + " rootfs build " + (dir.path() / "b").string() + " --recipe shell").status,
+            0);
   EXPECT_EQ(listing(dir.path() / "a"), listing(dir.path() / "b"));
 }
 

@@ -37,7 +37,8 @@ class Process {
   [[nodiscard]] int stdout_fd() const;
   [[nodiscard]] int stderr_fd() const;
   void close_stdin();
-  // Sends `signal` to the tool (through the reaper, which forwards it). SIGKILL ends the whole jail.
+  // Sends `signal` to the tool (through the reaper, which forwards it). SIGKILL ends the whole
+  // jail.
   void kill(int signal);
 
  private:

@@ -92,11 +92,11 @@ struct Result {
   double cpu_user_ms = 0;
   double cpu_sys_ms = 0;
   std::uint64_t peak_memory_bytes = 0;
-  std::optional<Limit> limit_hit;  // the limit that ended or shaped the run
-  bool output_truncated = false;   // the tool's output was cut at max_output_bytes
+  std::optional<Limit> limit_hit;         // the limit that ended or shaped the run
+  bool output_truncated = false;          // the tool's output was cut at max_output_bytes
   std::vector<SyscallUse> syscalls_seen;  // SeccompMode::learn only, by syscall number
   std::optional<Lookups> lookups;         // LookupTrace::record only
-  Limits limits;                   // the limits the run had, echoed back
+  Limits limits;                          // the limits the run had, echoed back
   std::optional<DryRunSession> dry_run;
   std::optional<SetupFailure> error;
   std::vector<PhaseTime> timings;  // Spec::trace_timing only: every phase reached, in order

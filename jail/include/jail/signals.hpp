@@ -6,8 +6,7 @@
 
 namespace jail {
 
-inline constexpr int kForwardedSignals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1,
-                                            SIGUSR2, SIGALRM,   SIGVTALRM, SIGPROF, SIGXCPU,
-                                            SIGXFSZ};
+inline constexpr int kForwardedSignals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                                            SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
 
 }  // namespace jail

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jail/error.hpp"
 #include "../unique_fd.hpp"
+#include "jail/error.hpp"
 
 namespace jail::cgroup {
 

@@ -241,7 +241,7 @@ bool Group::remove() noexcept {
   try {
     if (!state_->dirs.empty() && !kill_all()) {
       jail::log().error("cgroup: tasks still alive in {} after SIGKILL",
-                    fmt::join(paths_of(*state_), ", "));
+                        fmt::join(paths_of(*state_), ", "));
       ok = false;
     }
     for (auto it = state_->dirs.rbegin(); it != state_->dirs.rend(); ++it) {

@@ -55,7 +55,7 @@ int move_self_out(const std::string& parent, Parent& state) {
   }
   state.leaf = leaf;
   jail::log().debug("cgroup: moved jail (pid {}) into {} so {} can enable controllers", self, leaf,
-                parent);
+                    parent);
   return 0;
 }
 
@@ -104,24 +104,25 @@ bool undo(const std::string& parent, const Parent& state) {
       for (auto it = state.enabled.rbegin(); it != state.enabled.rend(); ++it) {
         const int err = files::write(parent + "/cgroup.subtree_control", "-" + *it);
         if (err != 0) {
-          jail::log().error("cgroup: cannot write -{} to {}/cgroup.subtree_control: {}", *it, parent,
-                        files::errno_text(err));
+          jail::log().error("cgroup: cannot write -{} to {}/cgroup.subtree_control: {}", *it,
+                            parent, files::errno_text(err));
           ok = false;
         }
       }
     } else if (!state.leaf.empty()) {
-      jail::log().error("cgroup: {} has other children now; leaving {} enabled and jail in {}", parent,
-                    fmt::join(state.enabled, " "), state.leaf);
+      jail::log().error("cgroup: {} has other children now; leaving {} enabled and jail in {}",
+                        parent, fmt::join(state.enabled, " "), state.leaf);
       return false;
     } else {
       jail::log().debug("cgroup: {} has other children; leaving {} enabled in it", parent,
-                    fmt::join(state.enabled, " "));
+                        fmt::join(state.enabled, " "));
     }
   }
   if (!state.leaf.empty()) {
     const int err = files::write(parent + "/cgroup.procs", std::to_string(::getpid()));
     if (err != 0) {
-      jail::log().error("cgroup: cannot move jail back into {}: {}", parent, files::errno_text(err));
+      jail::log().error("cgroup: cannot move jail back into {}: {}", parent,
+                        files::errno_text(err));
       return false;
     }
     const bool gone = files::poll_until(std::chrono::milliseconds(500), [&] {
@@ -174,10 +175,10 @@ std::vector<std::string> prepare(const std::string& parent,
       on.push_back(c);
     } else if (emptied != 0) {
       jail::log().debug("cgroup: no {} accounting: {} is not empty: {}", c, parent,
-                    files::errno_text(emptied));
+                        files::errno_text(emptied));
     } else if (const int err = enable(parent, c, state)) {
       jail::log().debug("cgroup: no {} accounting: cannot enable it in {}: {}", c, parent,
-                    files::errno_text(err));
+                        files::errno_text(err));
     } else {
       on.push_back(c);
     }

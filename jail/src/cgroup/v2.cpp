@@ -113,7 +113,7 @@ void setup(Group::State& state, const Limits& limits,
       // No swap accounting in this kernel (swapaccount=0 or no CONFIG_MEMCG_SWAP); memory.max
       // still bounds RAM, but pages swapped out escape it.
       jail::log().warn("cgroup: {}/memory.swap.max is missing: the jail's swap use is not limited",
-                   leaf);
+                       leaf);
     }
     // One OOM kill takes the whole jail: a half-killed tool tree (the reaper alive, the worker
     // gone) would only confuse the result.
@@ -181,7 +181,8 @@ bool kill(const Group::State& state) noexcept {
     const int err = files::write(d.path + "/cgroup.kill", "1");
     if (err == ENOENT) return false;  // before 5.14
     if (err != 0) {
-      jail::log().error("cgroup: cannot write 1 to {}/cgroup.kill: {}", d.path, files::errno_text(err));
+      jail::log().error("cgroup: cannot write 1 to {}/cgroup.kill: {}", d.path,
+                        files::errno_text(err));
       return false;
     }
   }

@@ -63,8 +63,7 @@ int make_proc() {
   if (fs < 0) return -1;
   int mnt = -1;
   if (::fsconfig(fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0) {
-    mnt = ::fsmount(fs, FSMOUNT_CLOEXEC,
-                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+    mnt = ::fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
   }
   const int saved = errno;
   ::close(fs);
@@ -196,7 +195,8 @@ void open_sources(Plan& plan) {
       continue;
     }
     if (op.kind != OpKind::bind) continue;
-    op.source_fd = ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    op.source_fd =
+        ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (op.source_fd < 0) {
       if (op.optional && errno == ENOENT) continue;
       fail(plan, Step::open_bind_source, errno, detail);
@@ -211,10 +211,12 @@ void open_sources(Plan& plan) {
 int stage_root(const Plan& plan) {
   int root_mount = -1;
   if (plan.rootfs_dir != nullptr) {
-    root_mount = ::open_tree(AT_FDCWD, plan.rootfs_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    root_mount =
+        ::open_tree(AT_FDCWD, plan.rootfs_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (root_mount < 0) fail(plan, Step::stage_root, errno);
     // A prepared root is the caller's directory: it is never written to.
-    if (set_attributes(root_mount, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true) != 0) {
+    if (set_attributes(root_mount, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                       true) != 0) {
       fail(plan, Step::stage_root, errno);
     }
   } else {
@@ -272,7 +274,8 @@ void apply_op(Plan& plan, int root, std::size_t index) {
         source = make_devpts();
       }
       if (source < 0) fail(plan, Step::mount, errno, detail);
-      if (::move_mount(source, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
+      if (::move_mount(source, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
+          0) {
         fail(plan, Step::mount, errno, detail);
       }
       ::close(source);

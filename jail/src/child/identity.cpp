@@ -39,7 +39,8 @@ void drop_identity(const Plan& plan) {
   // Both need CAP_SETPCAP, so they come before the uid change takes the capabilities away.
   if (::prctl(PR_SET_SECUREBITS, kSecurebits, 0, 0, 0) != 0) fail(plan, Step::securebits, errno);
   for (int cap = 0; cap <= plan.cap_last_cap; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) fail(plan, Step::drop_bounding_set, errno, cap);
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+      fail(plan, Step::drop_bounding_set, errno, cap);
   }
   // A root caller's supplementary groups (gid 0 among them) must not follow the tool in. A
   // non-root caller cannot drop them: the kernel requires setgroups "deny" for its gid map.

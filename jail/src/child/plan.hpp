@@ -26,17 +26,17 @@ struct MountOp {
   OpKind kind = OpKind::mkdir;
   const char* source = nullptr;
   std::size_t source_len = 0;
-  const char* target = nullptr;     // relative to the new root, no leading '/'
-  bool read_only = true;            // applied recursively
-  bool allow_devices = false;       // device-node binds keep device access
-  bool allow_exec = true;           // procfs and /dev are mounted noexec
-  bool optional = false;            // a missing source is skipped, not an error
-  bool target_is_dir = true;        // mount point to create: a directory or an empty file
+  const char* target = nullptr;      // relative to the new root, no leading '/'
+  bool read_only = true;             // applied recursively
+  bool allow_devices = false;        // device-node binds keep device access
+  bool allow_exec = true;            // procfs and /dev are mounted noexec
+  bool optional = false;             // a missing source is skipped, not an error
+  bool target_is_dir = true;         // mount point to create: a directory or an empty file
   const char* tmpfs_size = nullptr;  // decimal bytes, for fsconfig
   const char* tmpfs_mode = nullptr;  // octal, for fsconfig
   const char* overlay_upper = nullptr;
   const char* overlay_work = nullptr;
-  int source_fd = -1;               // filled in by the child
+  int source_fd = -1;  // filled in by the child
 };
 
 struct RlimitSetting {

@@ -8,10 +8,10 @@
 namespace jail::child {
 
 enum class ReportKind : std::int32_t {
-  setup_failed = 1,  // step, err, detail = mount op index or -1
-  exec_failed = 2,   // err
-  tool_exited = 3,   // detail = wait status of the tool
-  terminal = 4,      // carries the pty master the tool's terminal is relayed through
+  setup_failed = 1,      // step, err, detail = mount op index or -1
+  exec_failed = 2,       // err
+  tool_exited = 3,       // detail = wait status of the tool
+  terminal = 4,          // carries the pty master the tool's terminal is relayed through
   seccomp_listener = 5,  // carries the tool's seccomp user-notification fd
   timing = 6,            // --trace-timing: step = the Phase, time_ns = when (CLOCK_MONOTONIC)
 };

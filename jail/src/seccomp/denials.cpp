@@ -118,7 +118,8 @@ bool DenialHandler::handle_one(int init_pidfd) {
     std::array<std::uint64_t, 6> args{};
     for (std::size_t i = 0; i < args.size(); ++i) args[i] = request.data.args[i];
     if (use.distinct_args.size() < kKeptArgumentSets &&
-        std::find(use.distinct_args.begin(), use.distinct_args.end(), args) == use.distinct_args.end()) {
+        std::find(use.distinct_args.begin(), use.distinct_args.end(), args) ==
+            use.distinct_args.end()) {
       use.distinct_args.push_back(args);
     }
     if (decision.action.kind == policy::ActionKind::log) {
@@ -179,7 +180,7 @@ bool DenialHandler::handle_one(int init_pidfd) {
   if (fatal) return true;
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0 && errno != ENOENT) {
     jail::log().error("cannot answer a seccomp notification for {}: {}", record.syscall,
-                  std::strerror(errno));
+                      std::strerror(errno));
   }
   return fatal;
 }

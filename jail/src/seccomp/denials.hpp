@@ -7,9 +7,9 @@
 
 #include <map>
 #include <memory>
-#include <vector>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "jail/result.hpp"
 #include "policy/policy.hpp"

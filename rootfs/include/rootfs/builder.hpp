@@ -18,11 +18,11 @@ class BuildError : public std::runtime_error {
 
 struct BuildRequest {
   std::filesystem::path out;
-  std::vector<std::string> binaries;             // names (looked up on the host's PATH) or paths
-  std::vector<std::filesystem::path> trees;      // copied whole, symlinks kept
-  std::vector<std::filesystem::path> files;      // single files
-  std::vector<std::string> libraries;            // sonames loaded with dlopen() at run time
-  std::map<std::string, std::string> links;      // path in the root → link text (applet links)
+  std::vector<std::string> binaries;         // names (looked up on the host's PATH) or paths
+  std::vector<std::filesystem::path> trees;  // copied whole, symlinks kept
+  std::vector<std::filesystem::path> files;  // single files
+  std::vector<std::string> libraries;        // sonames loaded with dlopen() at run time
+  std::map<std::string, std::string> links;  // path in the root → link text (applet links)
 };
 
 struct BuildReport {

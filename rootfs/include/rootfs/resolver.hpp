@@ -19,10 +19,9 @@ class LibraryResolver {
   // the default directories still apply).
   explicit LibraryResolver(const std::filesystem::path& ld_so_cache = "/etc/ld.so.cache");
 
-  [[nodiscard]] std::optional<std::filesystem::path> find(const std::string& soname,
-                                                          const std::filesystem::path& object,
-                                                          const ElfInfo& info,
-                                                          const std::vector<std::string>& inherited_rpath) const;
+  [[nodiscard]] std::optional<std::filesystem::path> find(
+      const std::string& soname, const std::filesystem::path& object, const ElfInfo& info,
+      const std::vector<std::string>& inherited_rpath) const;
 
   [[nodiscard]] std::size_t cache_entries() const { return cache_.size(); }
 
@@ -31,6 +30,7 @@ class LibraryResolver {
 };
 
 // "$ORIGIN/../lib" with origin "/opt/x/bin" → "/opt/x/bin/../lib".
-[[nodiscard]] std::string expand_origin(const std::string& entry, const std::filesystem::path& origin);
+[[nodiscard]] std::string expand_origin(const std::string& entry,
+                                        const std::filesystem::path& origin);
 
 }  // namespace jail::rootfs
