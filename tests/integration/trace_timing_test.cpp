@@ -2,7 +2,10 @@
 // every phase in causal order with times that never go back; nothing of it without the flag.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +23,13 @@ const std::vector<std::string> kPhases = {
     "namespaces set", "identity dropped", "seccomp loaded",
     "exec",           "tool exited",      "jail exited",
     "cgroup removed",
+};
+// Under --runtime runsc: jail's own phases around gVisor's start. runsc is started ("cloned")
+// before the policy and the bundle exist, and waits for them ("runsc released"); "jail exited"
+// is runsc's exit.
+const std::vector<std::string> kRunscPhases = {
+    "launch",         "spec checked",   "cgroup created", "cloned",
+    "bundle written", "runsc released", "jail exited",    "cgroup removed",
 };
 
 struct Line {
@@ -47,20 +57,12 @@ std::vector<Line> timing_lines(const std::string& err) {
   return lines;
 }
 
-class TraceTiming : public CallerTest {};
-
-TEST_P(TraceTiming, ListsEveryPhaseInOrderWithTimesThatNeverGoBack) {
-  // As root the run gets a cgroup with limits, the full default isolation.
-  std::vector<std::string> args = {"--trace-timing", "--no-cwd"};
-  if (as_root()) args = concat({args, {"--memory", "128M", "--pids", "32"}});
-  const RunResult result = run(concat({args, {"--", "/bin/sh", "-c", "echo out; exit 3"}}));
-  ASSERT_EQ(result.exit_code, 3) << describe(result);
-  EXPECT_EQ(result.out, "out\n") << "the breakdown must not reach the tool's stdout";
-
+// The breakdown lists `expected`, from 0, with times that never go back and deltas that add up.
+void expect_phases_in_order(const RunResult& result, const std::vector<std::string>& expected) {
   const std::vector<Line> lines = timing_lines(result.err);
   std::vector<std::string> phases;
   for (const Line& line : lines) phases.push_back(line.phase);
-  EXPECT_EQ(phases, kPhases) << result.err;
+  EXPECT_EQ(phases, expected) << result.err;
   ASSERT_FALSE(lines.empty()) << result.err;
   EXPECT_EQ(lines.front().ms, 0) << result.err;
   for (std::size_t i = 1; i < lines.size(); ++i) {
@@ -71,6 +73,31 @@ TEST_P(TraceTiming, ListsEveryPhaseInOrderWithTimesThatNeverGoBack) {
   }
   // A start-up that takes a minute would be a hang, not a measurement.
   EXPECT_LT(lines.back().ms, 60'000) << result.err;
+}
+
+class TraceTiming : public CallerTest {};
+
+TEST_P(TraceTiming, ListsEveryPhaseInOrderWithTimesThatNeverGoBack) {
+  // As root the run gets a cgroup with limits, the full default isolation.
+  std::vector<std::string> args = {"--trace-timing", "--no-cwd"};
+  if (as_root()) args = concat({args, {"--memory", "128M", "--pids", "32"}});
+  const RunResult result = run(concat({args, {"--", "/bin/sh", "-c", "echo out; exit 3"}}));
+  ASSERT_EQ(result.exit_code, 3) << describe(result);
+  EXPECT_EQ(result.out, "out\n") << "the breakdown must not reach the tool's stdout";
+
+  expect_phases_in_order(result, kPhases);
+}
+
+TEST(TraceTimingRunsc, ListsJailsPhasesAroundGvisorsStart) {
+  if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
+    GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
+  }
+  const RunResult result = run_jail({"--runtime", "runsc", "--trace-timing", "--no-cwd", "--",
+                                     "/bin/sh", "-c", "echo out; exit 3"},
+                                    {});
+  ASSERT_EQ(result.exit_code, 3) << describe(result);
+  EXPECT_EQ(result.out, "out\n") << "the breakdown must not reach the tool's stdout";
+  expect_phases_in_order(result, kRunscPhases);
 }
 
 TEST_P(TraceTiming, IsInTheStatusJsonAndAbsentWithoutTheFlag) {

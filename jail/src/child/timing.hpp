@@ -17,11 +17,13 @@ namespace jail::child {
 // In causal order: each phase happens after the one before it (the child's phases follow the
 // parent's go byte; the supervisor's follow the tool's exit), so times never decrease.
 enum class Phase : std::int32_t {
-  launch,            // parent: launch() entered
-  spec_checked,      // parent: the Spec validated, the plan (mounts, argv, env) built
-  policy_compiled,   // parent: the seccomp policy parsed and compiled to BPF
-  cgroup_created,    // parent: the jail's cgroup made and its limits written
-  cloned,            // parent: clone3 into every namespace returned
+  launch,           // parent: launch() entered
+  spec_checked,     // parent: the Spec validated, the plan (mounts, argv, env) built
+  policy_compiled,  // parent: the seccomp policy parsed and compiled to BPF
+  cgroup_created,   // parent: the jail's cgroup made and its limits written
+  cloned,           // parent: clone3 into every namespace returned (runsc: runsc started)
+  bundle_written,  // parent, runsc: the policy compiled and the bundle laid out, while runsc starts
+  runsc_released,  // parent, runsc: runsc's start gate opened (runsc/start_gate.hpp)
   id_maps_written,   // parent: uid/gid maps written (v1: cgroup attached); go byte sent
   released,          // init: the go byte read
   mounts_done,       // init: every mount of the new root made, sealed read-only
@@ -31,18 +33,16 @@ enum class Phase : std::int32_t {
   seccomp_loaded,    // tool: the filter installed
   exec,              // tool: execve called
   tool_exited,       // init: the tool reaped
-  jail_exited,       // supervisor: the init's exit seen
+  jail_exited,       // supervisor: the init's exit seen (runsc: runsc run's)
   cgroup_removed,    // supervisor: usage read, the cgroup removed
   count,
 };
 
 inline constexpr const char* kPhaseNames[] = {
-    "launch",         "spec checked",     "policy compiled",
-    "cgroup created", "cloned",           "id maps written",
-    "released",       "mounts done",      "pivot_root done",
-    "namespaces set", "identity dropped", "seccomp loaded",
-    "exec",           "tool exited",      "jail exited",
-    "cgroup removed",
+    "launch",          "spec checked",   "policy compiled",  "cgroup created", "cloned",
+    "bundle written",  "runsc released", "id maps written",  "released",       "mounts done",
+    "pivot_root done", "namespaces set", "identity dropped", "seccomp loaded", "exec",
+    "tool exited",     "jail exited",    "cgroup removed",
 };
 static_assert(sizeof kPhaseNames / sizeof kPhaseNames[0] == static_cast<int>(Phase::count));
 

@@ -24,6 +24,7 @@
 
 #include "cgroup/cgroup.hpp"
 #include "child/syscalls.hpp"
+#include "child/timing.hpp"
 #include "jail/error.hpp"
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
@@ -140,6 +141,8 @@ std::string find_runsc() {
 }
 
 Process launch_runsc(const Spec& spec) {
+  Timeline timeline(spec.trace_timing);
+  timeline.mark(child::Phase::launch);
   check_spec(spec);
   if (::geteuid() != 0) {
     throw Error("runsc", EPERM,
@@ -147,6 +150,7 @@ Process launch_runsc(const Spec& spec) {
                 "cgroups; run jail as root, or use the native runtime");
   }
   const std::string runsc = find_runsc();
+  timeline.mark(child::Phase::spec_checked);
   auto state = std::make_unique<Process::State>();
   const std::filesystem::path parent = oci::run_bundle_parent();
   remove_stale_runsc_run_dirs(parent);
@@ -158,6 +162,7 @@ Process launch_runsc(const Spec& spec) {
 
   // Before the clone: runsc must be inside the limits from its first instruction.
   state->cgroup = make_cgroup(spec);
+  timeline.mark(child::Phase::cgroup_created);
 
   // gVisor's own threads count against the jail's pids and memory limits: give it headroom
   // (see the README). jail owns the cgroup; runsc is told to leave cgroups alone. runsc waits at
@@ -210,6 +215,7 @@ Process launch_runsc(const Spec& spec) {
     throw Error("clone", errno, fmt::format("cannot start runsc: {}", std::strerror(errno)));
   state->pid = static_cast<pid_t>(pid);
   state->pidfd.reset(pidfd);
+  timeline.mark(child::Phase::cloned);
   try {
     if (cgroup_tasks.empty()) state->cgroup.attach(state->pid);
     // While runsc initialises: the policy and the bundle. A policy that does not compile, or a
@@ -217,12 +223,15 @@ Process launch_runsc(const Spec& spec) {
     const OciSeccomp seccomp = oci_seccomp_for(spec.policy, OciReader::runsc);
     oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once);
     state->policy = seccomp.policy;
+    timeline.mark(child::Phase::bundle_written);
     sandbox.gate().open();
+    timeline.mark(child::Phase::runsc_released);
   } catch (...) {
     kill_and_reap(pidfd, state->pid);
     throw;
   }
   state->runsc_debug_log = std::move(debug_log.read);
+  state->timeline = std::move(timeline);
   state->limits = spec.limits;
   state->forward_signals = spec.forward_signals;
   state->context.command = spec.argv.front();
