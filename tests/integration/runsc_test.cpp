@@ -3,8 +3,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -290,6 +292,39 @@ TEST_F(Runsc, ExportedBundleBindsTheHostsEtc) {
   EXPECT_TRUE(conf_dir) << config["mounts"].dump();
   EXPECT_EQ(std::filesystem::file_size(bundle + "/rootfs/etc/services"), 0u)
       << "an exported bundle's /etc/services is a mount point, not a copy";
+}
+
+// What the start gate relies on in runsc itself: it opens its --log file before it looks at the
+// bundle or the state root, so with a FIFO there it waits, even for a bundle that does not
+// exist yet. A runsc that read its bundle first would fail here, by name, rather than start
+// half-written bundles elsewhere.
+TEST_F(Runsc, RunscOpensItsLogBeforeItReadsTheBundle) {
+  TempDir work;
+  const std::string gate = work / "gate";
+  ASSERT_EQ(::mkfifo(gate.c_str(), 0600), 0);
+  const std::string log = "--log=" + gate;
+  const std::string root = work / "state";
+  const std::string bundle = work / "no-bundle-yet";
+  const pid_t runsc = ::fork();
+  ASSERT_GE(runsc, 0);
+  if (runsc == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl("/usr/bin/runsc", "runsc", "--root", root.c_str(), log.c_str(), "run", "--bundle",
+            bundle.c_str(), "gate-test", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(1500ms);
+  int status = 0;
+  const pid_t ended = ::waitpid(runsc, &status, WNOHANG);
+  EXPECT_EQ(ended, 0) << "runsc did not wait at its --log FIFO; it exited with status " << status
+                      << ", having read the missing bundle before opening its log";
+  if (ended == 0) {
+    ::kill(runsc, SIGKILL);
+    ::waitpid(runsc, &status, 0);
+  }
+  EXPECT_FALSE(std::filesystem::exists(work / "state")) << "runsc made its state root first";
 }
 
 // runsc is started before its bundle is written, and waits at a gate (a FIFO as its error log)

@@ -5,7 +5,9 @@
 //
 // The gate is a FIFO passed as runsc's error log (`--log=PATH`): runsc opens that file for
 // writing first thing in main(), before it reads the bundle, and opening a FIFO for writing
-// blocks until it has a reader. open() gives it one, once the bundle is complete.
+// blocks until it has a reader. open() gives it one, once the bundle is complete. (That runsc
+// opens its log before it reads the bundle or its state root is checked by
+// Runsc.RunscOpensItsLogBeforeItReadsTheBundle.)
 #pragma once
 
 #include <filesystem>
