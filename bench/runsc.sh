@@ -6,6 +6,11 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 runs=${RUNSC_BENCH_RUNS:-31}
+# Each start is measured on a machine at rest: a run leaves work behind it (gVisor's memory being
+# freed, a jail cgroup going offline) that slows whichever run comes next, and with back-to-back
+# runs the order decides who pays (1.05-1.10x with jail always after `runsc do`, 1.13-1.17x with
+# the order turned round). 0 measures back to back.
+pause=${RUNSC_BENCH_PAUSE:-0.15}
 if ! command -v runsc >/dev/null; then
   echo "runsc: not installed (apt-get install runsc); nothing measured" >&2
   exit 1
@@ -21,22 +26,25 @@ jail_times=()
 bare_times=()
 runsc_times=()
 run_jail() {
+  sleep "$pause"
   local t0 t1
   t0=$(now); "$JAIL_BIN" --runtime runsc --no-cwd -q -- true; t1=$(now)
   jail_times+=("$(echo "$t1 - $t0" | bc -l)")
 }
 run_bare() {
+  sleep "$pause"
   local t0 t1
   t0=$(now); "$JAIL_BIN" --runtime runsc --policy none --no-cwd -q -- true 2>/dev/null; t1=$(now)
   bare_times+=("$(echo "$t1 - $t0" | bc -l)")
 }
 run_runsc_do() {
+  sleep "$pause"
   local t0 t1
   t0=$(now); (cd "$work" && runsc --root "$work/state" --network=none --ignore-cgroups do true); t1=$(now)
   runsc_times+=("$(echo "$t1 - $t0" | bc -l)")
 }
-# The order turns round every run: what one run leaves the machine doing (a sandbox's memory
-# being freed, a cgroup going offline) then slows each kind alike.
+# The order turns round every run, so that with RUNSC_BENCH_PAUSE=0 what one run leaves behind
+# slows each kind alike.
 for ((i = 0; i < runs; i++)); do
   if ((i % 2 == 0)); then
     run_jail; run_bare; run_runsc_do
@@ -48,7 +56,8 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[
 j=$(median "${jail_times[@]}")
 b=$(median "${bare_times[@]}")
 r=$(median "${runsc_times[@]}")
-printf 'runsc start-up over %d interleaved runs (median seconds), %s\n' "$runs" "$(load_line)"
+printf 'runsc start-up over %d interleaved runs, %ss apart (median seconds), %s\n' "$runs" "$pause" \
+  "$(load_line)"
 printf '  jail --runtime runsc -- true   %.3f\n' "$j"
 printf '  ... with --policy none         %.3f\n' "$b"
 printf '  runsc do true                  %.3f\n' "$r"
