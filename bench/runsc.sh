@@ -6,10 +6,9 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 runs=${RUNSC_BENCH_RUNS:-31}
-# Each start is measured on a machine at rest: a run leaves work behind it (gVisor's memory being
-# freed, a jail cgroup going offline) that slows whichever run comes next, and with back-to-back
-# runs the order decides who pays (1.05-1.10x with jail always after `runsc do`, 1.13-1.17x with
-# the order turned round). 0 measures back to back.
+# Each start is measured on a machine at rest, as a person's single `jail --runtime runsc` is;
+# back to back the passes move more (1.03-1.17x against 1.04-1.11x at rest; results.md has what
+# is known of why). 0 measures back to back, the order turned round every run.
 pause=${RUNSC_BENCH_PAUSE:-0.15}
 if ! command -v runsc >/dev/null; then
   echo "runsc: not installed (apt-get install runsc); nothing measured" >&2
@@ -43,8 +42,7 @@ run_runsc_do() {
   t0=$(now); (cd "$work" && runsc --root "$work/state" --network=none --ignore-cgroups do true); t1=$(now)
   runsc_times+=("$(echo "$t1 - $t0" | bc -l)")
 }
-# The order turns round every run, so that with RUNSC_BENCH_PAUSE=0 what one run leaves behind
-# slows each kind alike.
+# The order turns round every run, so that no kind always follows the same one.
 for ((i = 0; i < runs; i++)); do
   if ((i % 2 == 0)); then
     run_jail; run_bare; run_runsc_do
