@@ -24,6 +24,7 @@
 
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -243,8 +244,8 @@ TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
   if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
     GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
   }
-  const std::filesystem::path broken =
-      std::filesystem::temp_directory_path() / ("broken-" + std::to_string(::getpid()) + ".policy");
+  const jail::TempDir work("jail-unit-test");  // removed however the test ends
+  const std::filesystem::path broken = work.path() / "broken.policy";
   std::ofstream(broken) << "this is not a policy\n";
   jail::Spec spec = shell("true");
   spec.runtime = jail::Runtime::runsc;
@@ -256,7 +257,6 @@ TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
   } catch (const jail::Error& error) {
     EXPECT_EQ(error.step(), "policy") << error.what();
   }
-  std::filesystem::remove(broken);
   // A runsc left at its gate would die with this process (its parent-death signal), not before.
   EXPECT_FALSE(has_children()) << "runsc outlived the failed launch";
   EXPECT_TRUE(processes_with("runsc-error.log").empty()) << "a runsc waits at its gate";
