@@ -26,6 +26,9 @@ build_driver() {
   echo "$out"
 }
 
+# median VALUE...: the median of its arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
 load_line() {
   echo "load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 }

@@ -24,24 +24,21 @@ now() { date +%s.%N; }
 jail_times=()
 bare_times=()
 runsc_times=()
-run_jail() {
+# timed ARRAY COMMAND...: waits $pause, runs COMMAND, appends its wall time (seconds) to ARRAY.
+timed() {
+  local -n into=$1
+  shift
   sleep "$pause"
   local t0 t1
-  t0=$(now); "$JAIL_BIN" --runtime runsc --no-cwd -q -- true; t1=$(now)
-  jail_times+=("$(echo "$t1 - $t0" | bc -l)")
+  t0=$(now); "$@"; t1=$(now)
+  into+=("$(echo "$t1 - $t0" | bc -l)")
 }
-run_bare() {
-  sleep "$pause"
-  local t0 t1
-  t0=$(now); "$JAIL_BIN" --runtime runsc --policy none --no-cwd -q -- true 2>/dev/null; t1=$(now)
-  bare_times+=("$(echo "$t1 - $t0" | bc -l)")
-}
-run_runsc_do() {
-  sleep "$pause"
-  local t0 t1
-  t0=$(now); (cd "$work" && runsc --root "$work/state" --network=none --ignore-cgroups do true); t1=$(now)
-  runsc_times+=("$(echo "$t1 - $t0" | bc -l)")
-}
+jail_start() { "$JAIL_BIN" --runtime runsc --no-cwd -q -- true; }
+bare_start() { "$JAIL_BIN" --runtime runsc --policy none --no-cwd -q -- true 2>/dev/null; }
+runsc_do_start() { (cd "$work" && runsc --root "$work/state" --network=none --ignore-cgroups do true); }
+run_jail() { timed jail_times jail_start; }
+run_bare() { timed bare_times bare_start; }
+run_runsc_do() { timed runsc_times runsc_do_start; }
 # The order turns round every run, so that no kind always follows the same one.
 for ((i = 0; i < runs; i++)); do
   if ((i % 2 == 0)); then
@@ -50,7 +47,6 @@ for ((i = 0; i < runs; i++)); do
     run_runsc_do; run_bare; run_jail
   fi
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 j=$(median "${jail_times[@]}")
 b=$(median "${bare_times[@]}")
 r=$(median "${runsc_times[@]}")

@@ -33,7 +33,6 @@ if command -v bwrap >/dev/null; then
   prefixes+=("bwrap ${bwrap_all[*]} --ro-bind $drivers /bench --ro-bind $bench_dir /src --seccomp 9")
 fi
 
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 # measure LABEL INSIDE_CMD OUTSIDE_CMD: every variant once per repetition, rotating the order.
 measure() {

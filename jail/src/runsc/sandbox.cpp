@@ -153,7 +153,6 @@ Process launch_runsc(const Spec& spec) {
   timeline.mark(child::Phase::spec_checked);
   auto state = std::make_unique<Process::State>();
   const std::filesystem::path parent = oci::run_bundle_parent();
-  remove_stale_runsc_run_dirs(parent);
   state->runsc =
       std::make_unique<RunscSandbox>(runsc, TempDir(runsc_run_dir_prefix(), parent), random_id());
   RunscSandbox& sandbox = *state->runsc;
@@ -221,11 +220,20 @@ Process launch_runsc(const Spec& spec) {
     // While runsc initialises: the policy and the bundle. A policy that does not compile, or a
     // bundle that cannot be written, ends runsc before it has read anything.
     const OciSeccomp seccomp = oci_seccomp_for(spec.policy, OciReader::runsc);
+    // runsc's flags were chosen from the policy's name, before it was compiled: a policy with
+    // no profile would run unfiltered under --oci-seccomp. Refuse rather than run it.
+    if (with_policy == seccomp.profile.is_null()) {
+      throw Error("policy", EINVAL,
+                  fmt::format("policy {} gave {} seccomp profile for runsc; not run", spec.policy,
+                              with_policy ? "no" : "a"));
+    }
     oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once);
     state->policy = seccomp.policy;
     timeline.mark(child::Phase::bundle_written);
     sandbox.gate().open();
     timeline.mark(child::Phase::runsc_released);
+    // Off the critical path too: runsc has its bundle, and the sweep skips our own (locked).
+    remove_stale_runsc_run_dirs(parent);
   } catch (...) {
     kill_and_reap(pidfd, state->pid);
     throw;
