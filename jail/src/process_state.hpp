@@ -57,6 +57,9 @@ struct Process::State {
   cgroup::Group cgroup;
   // With Stdio::pipe: the caller's ends of the tool's stdin, stdout, stderr.
   std::array<UniqueFd, 3> stdio_pipes;
+  // Under runsc, when the caller's stdin may not be handed to runsc (see plumb_stdio): the
+  // supervisor's end of the tool's stdin pipe, which it fills from the caller's stdin.
+  UniqueFd input_sink;
   // With max_output_bytes: the supervisor's ends of the tool's stdout and stderr.
   std::array<UniqueFd, 2> output_sources;
   std::optional<std::uint64_t> max_output_bytes;

@@ -1,7 +1,8 @@
 #include "spawn_support.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,18 +29,38 @@ Pipe make_pipe(const char* what) {
 
 namespace {
 
-bool is_regular_file(int fd) {
-  struct stat info {};
-  return ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+// runsc starts gVisor's sandbox as nobody in a user namespace of its own, and so first chowns
+// the stdio it is given to nobody (65534): the caller's terminal, /dev/null, the file the output
+// is redirected to would stay so after the run. Only an anonymous pipe or socket — gone with its
+// last fd, its owner seen by no one — is handed over as it is; anything else goes through a pipe
+// of jail's. That also keeps a redirected file's offset right: gVisor writes a donated regular
+// file at an offset of its own, so in `{ jail --runtime runsc -- echo hi; echo after; } > out`
+// the caller's next write would land over the tool's output.
+bool runsc_may_be_given(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && (fs.f_type == PIPEFS_MAGIC || fs.f_type == SOCKFS_MAGIC);
 }
 
-// gVisor writes to a donated regular file at an offset of its own, not the open file's shared
-// one: in `{ jail --runtime runsc -- echo hi; echo after; } > out` the caller's next write lands
-// over the tool's output ("hi" lost; `runsc do` loses it too). Relayed through a pipe, the
-// supervisor's writes move the shared offset as any process's would.
-bool relay_for_runsc(const Spec& spec) {
-  return spec.runtime == Runtime::runsc && spec.stdio == Stdio::inherit && !spec.max_output_bytes &&
-         (is_regular_file(STDOUT_FILENO) || is_regular_file(STDERR_FILENO));
+bool inherits_under_runsc(const Spec& spec) {
+  return spec.runtime == Runtime::runsc && spec.stdio == Stdio::inherit;
+}
+
+bool relay_output_for_runsc(const Spec& spec) {
+  return inherits_under_runsc(spec) && !spec.max_output_bytes &&
+         (!runsc_may_be_given(STDOUT_FILENO) || !runsc_may_be_given(STDERR_FILENO));
+}
+
+// What the tool reads with Input::none: /dev/null natively; under runsc, which would chown
+// /dev/null itself, a pipe whose write end is already closed.
+UniqueFd empty_input(const Spec& spec) {
+  if (spec.runtime == Runtime::runsc) return std::move(make_pipe("the tool's empty stdin").read);
+  UniqueFd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!null.valid()) {
+    const int err = errno;
+    throw Error("stdio", err,
+                fmt::format("cannot open /dev/null for the tool's stdin: {}", std::strerror(err)));
+  }
+  return null;
 }
 
 }  // namespace
@@ -53,7 +74,7 @@ std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state) {
       child_stdio[fd] = std::move(tool_reads ? pipe.read : pipe.write);
       state.stdio_pipes[fd] = std::move(tool_reads ? pipe.write : pipe.read);
     }
-  } else if (spec.max_output_bytes || relay_for_runsc(spec)) {
+  } else if (spec.max_output_bytes || relay_output_for_runsc(spec)) {
     // The supervisor drains these and stops relaying at the cap (none for the runsc relay).
     for (int fd = 1; fd <= 2; ++fd) {
       Pipe pipe = make_pipe("an output pipe");
@@ -63,14 +84,12 @@ std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state) {
     state.max_output_bytes = spec.max_output_bytes.value_or(UINT64_MAX);
   }
   if (spec.input == Input::none) {
-    child_stdio[0].reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (!child_stdio[0].valid()) {
-      const int err = errno;
-      throw Error(
-          "stdio", err,
-          fmt::format("cannot open /dev/null for the tool's stdin: {}", std::strerror(err)));
-    }
+    child_stdio[0] = empty_input(spec);
     state.stdio_pipes[0].reset();  // nothing the caller writes could reach the tool
+  } else if (inherits_under_runsc(spec) && !runsc_may_be_given(STDIN_FILENO)) {
+    Pipe pipe = make_pipe("the tool's stdin pipe");
+    child_stdio[0] = std::move(pipe.read);
+    state.input_sink = std::move(pipe.write);
   }
   return child_stdio;
 }

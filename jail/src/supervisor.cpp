@@ -49,6 +49,9 @@ Supervisor::Supervisor(Process::State& state) : state_(state) {
                                             std::move(state_.output_sources[1]), STDOUT_FILENO,
                                             STDERR_FILENO, *state_.max_output_bytes);
   }
+  if (state_.input_sink.valid()) {
+    input_ = std::make_unique<InputRelay>(STDIN_FILENO, std::move(state_.input_sink));
+  }
   if (state_.runsc_debug_log.valid()) {
     runsc_denials_ =
         std::make_unique<RunscDenialLog>(std::move(state_.runsc_debug_log), state_.policy);
@@ -59,6 +62,7 @@ int Supervisor::poll_timeout(std::optional<Clock::time_point> until) const {
   std::optional<Clock::time_point> wake = until;
   if (next_deadline_ && (!wake || *next_deadline_ < *wake)) wake = next_deadline_;
   if (log_rest_until_ && (!wake || *log_rest_until_ < *wake)) wake = log_rest_until_;
+  if (input_ && input_->wake() && (!wake || *input_->wake() < *wake)) wake = input_->wake();
   if (!wake) return -1;
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(*wake - Clock::now()).count();
   return static_cast<int>(std::clamp<long long>(left, 0, 60'000));
@@ -135,16 +139,17 @@ void Supervisor::on_signals() {
 bool Supervisor::run(std::optional<Clock::time_point> until) {
   while (!ended_) {
     // Slots: init, reports, signals, seccomp listener, pty master, caller input, stdout, stderr,
-    // runsc's debug log.
-    std::array<pollfd, 9> fds{{{state_.pidfd.get(), POLLIN, 0},
-                               {state_.reports.fd(), POLLIN, 0},
-                               {signals_.get(), POLLIN, 0},
-                               {denials_ ? denials_->fd() : -1, POLLIN, 0},
-                               {terminal_ ? terminal_->master() : -1, POLLIN, 0},
-                               {terminal_ ? terminal_->input() : -1, POLLIN, 0},
-                               output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
-                               output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0},
-                               {runsc_log_due() ? runsc_denials_->fd() : -1, POLLIN, 0}}};
+    // runsc's debug log, the caller's stdin relayed to runsc.
+    std::array<pollfd, 10> fds{{{state_.pidfd.get(), POLLIN, 0},
+                                {state_.reports.fd(), POLLIN, 0},
+                                {signals_.get(), POLLIN, 0},
+                                {denials_ ? denials_->fd() : -1, POLLIN, 0},
+                                {terminal_ ? terminal_->master() : -1, POLLIN, 0},
+                                {terminal_ ? terminal_->input() : -1, POLLIN, 0},
+                                output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
+                                output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0},
+                                {runsc_log_due() ? runsc_denials_->fd() : -1, POLLIN, 0},
+                                input_ ? input_->poll_entry() : pollfd{-1, 0, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), poll_timeout(until));
     if (ready < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));
@@ -163,6 +168,8 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     if (fds[6].revents != 0) output_->on_readable(0);
     if (fds[7].revents != 0) output_->on_readable(1);
     if (fds[8].revents != 0) on_runsc_log();
+    if (fds[9].revents != 0 || (input_ && input_->wake() && Clock::now() >= *input_->wake()))
+      input_->on_ready();
     if ((fds[2].revents & POLLIN) != 0) on_signals();
     ended_ = fds[0].revents != 0;
     if (!ended_ && ready == 0 && until && Clock::now() >= *until) return false;

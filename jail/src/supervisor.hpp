@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "input_relay.hpp"
 #include "jail/result.hpp"
 #include "outcome.hpp"
 #include "output_relay.hpp"
@@ -44,6 +45,7 @@ class Supervisor {
   std::unique_ptr<RunscDenialLog> runsc_denials_;
   std::unique_ptr<TerminalRelay> terminal_;
   std::unique_ptr<OutputRelay> output_;
+  std::unique_ptr<InputRelay> input_;
   // Wall-clock limit: SIGTERM at the deadline, SIGKILL after the grace.
   std::optional<Clock::time_point> next_deadline_;
   bool timed_out_ = false;

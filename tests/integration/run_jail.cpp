@@ -94,7 +94,7 @@ JailProcess::JailProcess(const std::vector<std::string>& args, const RunOptions&
   pid_ = fork();
   if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "fork");
   if (pid_ == 0) {
-    int in_fd = in_pipe[0];
+    int in_fd = options.stdin_fd >= 0 ? options.stdin_fd : in_pipe[0];
     if (in_fd < 0) in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (in_fd < 0 || dup2(in_fd, STDIN_FILENO) < 0) fail_in_child("stdin");
     int out_fd = options.stdout_fd >= 0 ? options.stdout_fd : out_pipe[1];

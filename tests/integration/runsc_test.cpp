@@ -22,6 +22,13 @@ namespace {
 
 // What jail leaves while a runsc run is alive: its bundle and state, in /dev/shm (a tmpfs) or the
 // temp directory (oci::run_bundle_parent).
+// The host's /dev/null: every run here gets it as stdin unless a test gives another.
+struct stat null_device() {
+  struct stat info {};
+  ::stat("/dev/null", &info);
+  return info;
+}
+
 int runsc_dirs() {
   int count = 0;
   for (const std::filesystem::path& dir :
@@ -43,9 +50,16 @@ class Runsc : public ::testing::Test {
           << "runsc is not installed; scripts/install-deps.sh installs the Debian package runsc";
     }
     before_ = runsc_dirs();
+    null_before_ = null_device();
   }
   void TearDown() override {
     EXPECT_EQ(runsc_dirs(), before_) << "a runsc bundle or state dir was left behind";
+    const struct stat null_after = null_device();
+    EXPECT_EQ(null_after.st_uid, null_before_.st_uid) << "a run chowned the host's /dev/null";
+    EXPECT_EQ(null_after.st_gid, null_before_.st_gid) << "a run chowned the host's /dev/null";
+    // Put back, so that one failure here does not leave the host changed.
+    if (null_after.st_uid != null_before_.st_uid || null_after.st_gid != null_before_.st_gid)
+      (void)::chown("/dev/null", null_before_.st_uid, null_before_.st_gid);
   }
 
   RunResult runsc(std::vector<std::string> args, RunOptions options = {}) {
@@ -54,6 +68,7 @@ class Runsc : public ::testing::Test {
   }
 
   int before_ = 0;
+  struct stat null_before_ {};
 };
 
 TEST_F(Runsc, EchoAndExitCodes) {
@@ -82,6 +97,64 @@ TEST_F(Runsc, FileStdoutKeepsItsSharedOffset) {
   ASSERT_EQ(::write(fd, "after\n", 6), 6);
   ::close(fd);
   EXPECT_EQ(read_file(path), "before\none\ntwo\nafter\n");
+}
+
+// runsc starts its sandbox as nobody in a user namespace and so chowns the stdio it is given to
+// nobody (65534) first: handed the caller's file, terminal or /dev/null, it would leave them
+// nobody's. jail hands it pipes of its own and relays; the caller's keep their owner and still
+// carry the tool's input and output.
+TEST_F(Runsc, CallersStdioKeepsItsOwner) {
+  TempDir work;
+  const std::string input = work / "in.txt";
+  const std::string output = work / "out.txt";
+  write_file(input, "from a file\n");
+  write_file(output, "");
+  ASSERT_EQ(::chown(input.c_str(), 4242, 4242), 0);
+  ASSERT_EQ(::chown(output.c_str(), 4343, 4343), 0);
+  const int in_fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+  const int out_fd = ::open(output.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(in_fd, 0);
+  ASSERT_GE(out_fd, 0);
+  RunResult file = runsc({"--no-cwd", "--", "sh", "-c", "cat; echo out"},
+                         {.stdin_fd = in_fd, .stdout_fd = out_fd});
+  ::close(in_fd);
+  ::close(out_fd);
+  EXPECT_EQ(file.exit_code, 0) << describe(file);
+  EXPECT_EQ(read_file(output), "from a file\nout\n");
+  struct stat info {};
+  ASSERT_EQ(::stat(input.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, 4242u) << "runsc chowned the caller's stdin file";
+  ASSERT_EQ(::stat(output.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, 4343u) << "runsc chowned the caller's stdout file";
+
+  // A terminal as stdin and stdout: the tool reads what is typed and writes back to it.
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(::grantpt(master), 0);
+  ASSERT_EQ(::unlockpt(master), 0);
+  const std::string slave_name = ::ptsname(master);
+  const int slave = ::open(slave_name.c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  ASSERT_GE(slave, 0);
+  ASSERT_EQ(::chown(slave_name.c_str(), 4444, 4444), 0);
+  ASSERT_EQ(::write(master, "typed\n", 6), 6);
+  RunResult terminal = runsc({"--no-cwd", "--", "sh", "-c", "read line; echo got $line"},
+                             {.stdin_fd = slave, .stdout_fd = slave});
+  EXPECT_EQ(terminal.exit_code, 0) << describe(terminal);
+  ::fcntl(master, F_SETFL, O_NONBLOCK);
+  std::string shown;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(master, buffer, sizeof buffer)) > 0;) shown.append(buffer, n);
+  EXPECT_NE(shown.find("got typed"), std::string::npos) << shown;
+  ASSERT_EQ(::stat(slave_name.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, 4444u) << "runsc chowned the caller's terminal";
+  ::close(slave);
+  ::close(master);
+
+  // --stdin none: the tool reads end-of-file, from nothing of the host's (TearDown checks
+  // /dev/null, which every other run here has as its stdin).
+  RunResult none = runsc({"--no-cwd", "--stdin", "none", "--", "sh", "-c", "cat; echo end"});
+  EXPECT_EQ(none.exit_code, 0) << describe(none);
+  EXPECT_EQ(none.out, "end\n");
 }
 
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
@@ -198,7 +271,8 @@ TEST_F(Runsc, DeniedSyscallsAreReportedInTheResult) {
 // `runsc run` of a bundle from `jail export-oci`, as a user runs it by hand; its output.
 std::string run_exported_bundle(const std::string& bundle, const std::string& state) {
   const std::string command =
-      "cd " + bundle + " && runsc --root " + state +
+      // Its stdin a pipe: runsc chowns its stdio to nobody, and the test's may be /dev/null.
+      "cd " + bundle + " && : | runsc --root " + state +
       " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run jail-export-test 2>&1;"
       " runsc --root " +
       state + " delete --force jail-export-test >/dev/null 2>&1";
