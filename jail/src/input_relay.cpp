@@ -65,7 +65,8 @@ void InputRelay::read_chunk() {
     return;
   }
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
-  // A background read that SIGTTIN did not stop (the caller ignores it): wait for the foreground.
+  // A background read that SIGTTIN did not stop (the caller ignores or blocks it, or its process
+  // group is orphaned): wait for the foreground.
   if (n < 0 && errno == EIO && source_is_terminal_) {
     parked_until_ = Clock::now() + kBackgroundRecheck;
     return;

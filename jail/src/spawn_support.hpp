@@ -25,7 +25,9 @@ struct Pipe {
 
 // The child's ends of its stdio (-1: keep the caller's), closed by the parent after clone. The
 // other ends go into `state`: the caller's with Stdio::pipe, the supervisor's with
-// max_output_bytes. With Input::none the child reads /dev/null and the caller gets no stdin pipe.
+// max_output_bytes, or a relay's under runsc (which must not be handed the caller's own; see
+// spawn_support.cpp). With Input::none the child reads /dev/null (under runsc an empty pipe) and
+// the caller gets no stdin pipe.
 [[nodiscard]] std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state);
 
 // A cgroup for the limits asked for, and for accounting when none were. Without limits, a host
