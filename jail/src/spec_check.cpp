@@ -165,12 +165,23 @@ void check_spec(const Spec& spec) {
         "against it (about 45 to start); give it at least {}",
         *spec.limits.pids, kRunscMinPids));
   }
+  // Under gVisor the tool's ids are the host's for every file it reaches through a mount: runsc's
+  // gofer serves them as host root and the sentry checks the tool's uid and gid against their
+  // host owners. As uid or gid 0 the tool would own root's files in /usr, /etc/ssl/private and
+  // any --bind, which a native jail's tool (nobody on the host) cannot read.
+  if (spec.runtime == Runtime::runsc &&
+      ((spec.uid && *spec.uid == 0) || (spec.gid && *spec.gid == 0))) {
+    problems.emplace_back(
+        "--uid 0 or --gid 0 with --runtime runsc: under gVisor the tool's ids are the host's for "
+        "the files it can reach, so it would read root's files (such as /etc/ssl/private); give "
+        "it another uid and gid, or use the native runtime");
+  }
   if (spec.lookups == LookupTrace::record && spec.runtime == Runtime::runsc) {
     problems.emplace_back(
         "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "
         "to gVisor's kernel, not through jail's supervisor");
   }
-  if (spec.lookups == LookupTrace::record && spec.policy == "none" &&
+  if (spec.lookups == LookupTrace::record && spec.policy == kNoPolicy &&
       spec.seccomp_mode == SeccompMode::enforce) {
     problems.emplace_back(
         "recording the tool's path lookups needs a seccomp policy (the lookups reach the "

@@ -157,6 +157,27 @@ TEST_F(Runsc, CallersStdioKeepsItsOwner) {
   EXPECT_EQ(none.out, "end\n");
 }
 
+// Under gVisor the tool's uid is the host's for the files it reaches: a file of the host's root,
+// mode 0600, in a bind is not the default tool's (1000) to read, and uid or gid 0 — which would
+// own it — is refused before anything starts.
+TEST_F(Runsc, ToolIsNotTheHostsRoot) {
+  TempDir work;
+  const std::string secret = work / "secret";
+  write_file(secret, "root-only\n", 0600);
+  ASSERT_EQ(::chown(secret.c_str(), 0, 0), 0);
+  const std::string bind = work.path() + ":/data";
+  RunResult read = runsc({"--no-cwd", "--bind", bind, "--", "sh", "-c", "id -u; cat /data/secret"});
+  EXPECT_NE(read.exit_code, 0) << describe(read);
+  EXPECT_EQ(read.out, "1000\n") << describe(read);
+  for (const char* flag : {"--uid", "--gid"}) {
+    RunResult root = runsc({"--no-cwd", flag, "0", "--bind", bind, "--", "cat", "/data/secret"});
+    EXPECT_EQ(root.exit_code, 125) << describe(root);
+    EXPECT_EQ(root.out.find("root-only"), std::string::npos) << describe(root);
+    EXPECT_NE(root.err.find("--uid 0 or --gid 0 with --runtime runsc"), std::string::npos)
+        << describe(root);
+  }
+}
+
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
   TempDir work;
   write_file(work / "script.py",
