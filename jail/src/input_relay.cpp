@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <string>
 
 namespace jail {
 namespace {
@@ -23,14 +22,13 @@ bool may_read(int terminal) {
 
 }  // namespace
 
-InputRelay::InputRelay(int source, UniqueFd sink)
+InputRelay::InputRelay(int source, UniqueFd sink, UniqueFd spare_reader)
     : source_(source),
       sink_(std::move(sink)),
+      keep_open_(std::move(spare_reader)),
       source_is_terminal_(::isatty(source) == 1),
       buffer_(std::make_unique<std::array<char, 64 * 1024>>()) {
   ::fcntl(sink_.get(), F_SETFL, ::fcntl(sink_.get(), F_GETFL) | O_NONBLOCK);
-  keep_open_.reset(::open(("/proc/self/fd/" + std::to_string(sink_.get())).c_str(),
-                          O_RDONLY | O_NONBLOCK | O_CLOEXEC));
 }
 
 pollfd InputRelay::poll_entry() const {

@@ -21,8 +21,9 @@ class InputRelay {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // source: the caller's fd (not owned); sink: the write end of the tool's stdin pipe.
-  InputRelay(int source, UniqueFd sink);
+  // source: the caller's fd (not owned); sink: the write end of the tool's stdin pipe;
+  // spare_reader: a second read end of it, kept for the relay's life (see keep_open_).
+  InputRelay(int source, UniqueFd sink, UniqueFd spare_reader);
 
   // The caller's fd while there is room, the tool's pipe while a chunk waits for room, fd -1
   // once the caller's input ended (or while a background terminal is not read; see wake()).

@@ -58,8 +58,10 @@ struct Process::State {
   // With Stdio::pipe: the caller's ends of the tool's stdin, stdout, stderr.
   std::array<UniqueFd, 3> stdio_pipes;
   // Under runsc, when the caller's stdin may not be handed to runsc (see plumb_stdio): the
-  // supervisor's end of the tool's stdin pipe, which it fills from the caller's stdin.
+  // supervisor's end of the tool's stdin pipe, which it fills from the caller's stdin, and a
+  // second read end of that pipe (InputRelay).
   UniqueFd input_sink;
+  UniqueFd input_spare_reader;
   // With max_output_bytes: the supervisor's ends of the tool's stdout and stderr.
   std::array<UniqueFd, 2> output_sources;
   std::optional<std::uint64_t> max_output_bytes;

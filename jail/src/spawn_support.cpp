@@ -46,7 +46,7 @@ bool inherits_under_runsc(const Spec& spec) {
 }
 
 bool relay_output_for_runsc(const Spec& spec) {
-  return inherits_under_runsc(spec) && !spec.max_output_bytes &&
+  return inherits_under_runsc(spec) &&
          (!runsc_may_be_given(STDOUT_FILENO) || !runsc_may_be_given(STDERR_FILENO));
 }
 
@@ -88,6 +88,12 @@ std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state) {
     state.stdio_pipes[0].reset();  // nothing the caller writes could reach the tool
   } else if (inherits_under_runsc(spec) && !runsc_may_be_given(STDIN_FILENO)) {
     Pipe pipe = make_pipe("the tool's stdin pipe");
+    state.input_spare_reader.reset(::fcntl(pipe.read.get(), F_DUPFD_CLOEXEC, 0));
+    if (!state.input_spare_reader.valid()) {
+      const int err = errno;
+      throw Error("pipe", err,
+                  fmt::format("cannot duplicate the tool's stdin pipe: {}", std::strerror(err)));
+    }
     child_stdio[0] = std::move(pipe.read);
     state.input_sink = std::move(pipe.write);
   }

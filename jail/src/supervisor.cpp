@@ -50,7 +50,8 @@ Supervisor::Supervisor(Process::State& state) : state_(state) {
                                             STDERR_FILENO, *state_.max_output_bytes);
   }
   if (state_.input_sink.valid()) {
-    input_ = std::make_unique<InputRelay>(STDIN_FILENO, std::move(state_.input_sink));
+    input_ = std::make_unique<InputRelay>(STDIN_FILENO, std::move(state_.input_sink),
+                                          std::move(state_.input_spare_reader));
   }
   if (state_.runsc_debug_log.valid()) {
     runsc_denials_ =

@@ -18,20 +18,15 @@
 #include <gtest/gtest.h>
 
 #include "input_relay.hpp"
+#include "spawn_support.hpp"
 #include "temp_dir.hpp"
 
 namespace jail {
 namespace {
 
-struct TestPipe {
-  UniqueFd read;
-  UniqueFd write;
-};
-
-TestPipe test_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
-  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+// The relay as the supervisor makes it: its sink the pipe's write end, a spare reader beside.
+InputRelay relay_into(int source, Pipe& tool) {
+  return InputRelay(source, std::move(tool.write), UniqueFd(::dup(tool.read.get())));
 }
 
 std::string read_available(int fd) {
@@ -52,10 +47,10 @@ TEST(InputRelay, FileArrivesWholeAndReadsAheadOnlyAsFarAsThePipeHolds) {
     ASSERT_EQ(::write(out.get(), data.data(), data.size()), static_cast<ssize_t>(data.size()));
   }
   UniqueFd source(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  TestPipe tool = test_pipe();
+  Pipe tool = make_pipe("the tool's stdin");
   ASSERT_TRUE(tool.read.valid());
   const int capacity = ::fcntl(tool.write.get(), F_GETPIPE_SZ);
-  InputRelay relay(source.get(), std::move(tool.write));
+  InputRelay relay = relay_into(source.get(), tool);
 
   // The tool reads nothing yet: the relay fills its pipe, then waits for room.
   for (int i = 0; i < 100 && relay.poll_entry().events != POLLOUT; ++i) relay.on_ready();
@@ -76,6 +71,25 @@ TEST(InputRelay, FileArrivesWholeAndReadsAheadOnlyAsFarAsThePipeHolds) {
   EXPECT_EQ(::read(tool.read.get(), nullptr, 0), 0);
 }
 
+// A tool that exits without reading its stdin closes the pipe's only other reader: the relay's
+// writes then wait for room that never comes, rather than raise SIGPIPE in the caller (a
+// library host need not ignore it; this test's process does not).
+TEST(InputRelay, ToolThatNeverReadsRaisesNoSigpipe) {
+  TempDir dir("jail-input-relay-", std::filesystem::temp_directory_path());
+  const std::string path = dir.path() / "input";
+  {
+    const std::string data(1 << 20, 'x');
+    UniqueFd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    ASSERT_EQ(::write(out.get(), data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  }
+  UniqueFd source(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  Pipe tool = make_pipe("the tool's stdin");
+  InputRelay relay = relay_into(source.get(), tool);
+  tool.read.reset();  // the tool is gone
+  for (int i = 0; i < 100 && relay.poll_entry().events != POLLOUT; ++i) relay.on_ready();
+  EXPECT_EQ(relay.poll_entry().events, POLLOUT) << "the relay should wait for room";
+}
+
 // What the child below reports through its exit status.
 enum Step : int {
   kPassed = 0,
@@ -89,10 +103,10 @@ enum Step : int {
 // The relay runs in a process group of its own under a session leader that holds the terminal:
 // a group that is not orphaned, so a read from the background would stop it with SIGTTIN (an
 // orphaned one only gets EIO).
-int relay_in_background_group(int master, int slave, int status_out, int go_in) {
-  TestPipe tool = test_pipe();
+int relay_in_background_group(int slave, int status_out, int go_in) {
+  Pipe tool = make_pipe("the tool's stdin");
   ::fcntl(tool.read.get(), F_SETFL, O_NONBLOCK);
-  InputRelay relay(slave, std::move(tool.write));
+  InputRelay relay = relay_into(slave, tool);
   relay.on_ready();
   char step = kPassed;
   if (!read_available(tool.read.get()).empty()) step = kReadInBackground;
@@ -101,7 +115,6 @@ int relay_in_background_group(int master, int slave, int status_out, int go_in) 
   if (step != kPassed) return step;
   char go = 0;
   if (::read(go_in, &go, 1) != 1) return kNoForeground;  // now in the foreground
-  (void)master;
   std::string arrived;
   for (int i = 0; i < 100 && arrived.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -117,12 +130,12 @@ int relay_from_the_background_of(int master, const std::string& slave_name) {
   const int slave = ::open(slave_name.c_str(), O_RDWR | O_CLOEXEC);
   if (slave < 0 || ::ioctl(slave, TIOCSCTTY, 0) != 0) return kNoTerminal;
   if (::write(master, "typed\n", 6) != 6) return kNoTerminal;
-  TestPipe status = test_pipe();
-  TestPipe go = test_pipe();
+  Pipe status = make_pipe("the status pipe");
+  Pipe go = make_pipe("the go pipe");
   const pid_t relay = ::fork();
   if (relay == 0) {
     ::setpgid(0, 0);
-    ::_exit(relay_in_background_group(master, slave, status.write.get(), go.read.get()));
+    ::_exit(relay_in_background_group(slave, status.write.get(), go.read.get()));
   }
   ::setpgid(relay, relay);
   // Either the relay reports that it held off, or it read and was stopped.
