@@ -1,5 +1,6 @@
 #include "oci/bundle.hpp"
 
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -18,6 +19,7 @@
 #include "plan_builder.hpp"
 #include "rlimits.hpp"
 #include "root_layout.hpp"
+#include "unique_fd.hpp"
 
 namespace jail::oci {
 namespace {
@@ -104,6 +106,22 @@ void write_text(const fs::path& path, const char* data, std::size_t size) {
   }
 }
 
+// Where a bind lands in the rootfs. What an earlier op put at the same path (an inlined /etc
+// entry a --bind covers, a generated file) is left as it is, never truncated: the mount hides it.
+void make_mount_point(const fs::path& path, bool is_dir) {
+  if (is_dir) {
+    fs::create_directories(path);
+    return;
+  }
+  const UniqueFd file(
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!file.valid() && errno != EEXIST) {
+    throw Error(
+        "bundle", errno,
+        fmt::format("cannot create mount point {}: {}", path.string(), std::strerror(errno)));
+  }
+}
+
 // The host-minimal root's own /etc entries (not a --bind that lands in /etc).
 bool host_etc_entry(const child::MountOp& op, const OpDescription& description) {
   return op.kind == child::OpKind::bind && op.optional &&
@@ -136,10 +154,8 @@ std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, B
         if (use == BundleUse::run_once && host_etc_entry(op, descriptions[i]) &&
             inline_host_entry(descriptions[i].source, path)) {
           in_rootfs[i] = true;
-        } else if (op.target_is_dir) {
-          fs::create_directories(path);
         } else {
-          write_text(path, "", 0);
+          make_mount_point(path, op.target_is_dir);
         }
         break;
       default:

@@ -14,7 +14,7 @@ namespace jail::oci {
 
 // What the bundle is for. `run_once`: run by jail's runsc back end and removed — the host's
 // /etc entries that are regular files or small directories are placed in the bundle's rootfs
-// (hard links where possible; oci/host_etc.hpp), the rest bound, since gVisor's start-up pays
+// (copies; oci/host_etc.hpp), the rest bound, since gVisor's start-up pays
 // for every mount; and config.json is written without indentation, since every runsc process
 // parses it again at each start. `kept`: exported, read by people and run later, maybe
 // elsewhere — every /etc entry is a bind (the host's /etc of the day it runs) and config.json

@@ -54,19 +54,12 @@ bool small_tree(int dir, std::size_t& count) {
 
 bool inline_host_entry(const fs::path& source, const fs::path& dest) {
   struct stat info {};
-  struct stat dest_parent {};
   if (::lstat(source.c_str(), &info) != 0) return false;
-  if (::stat(dest.parent_path().c_str(), &dest_parent) != 0) return false;
-  if (S_ISREG(info.st_mode)) {
-    // A hard link is the host's file itself, as a bind shows it (link() does not follow a
-    // symlink, and `source` was lstat()ed a regular file). Across file systems it could only
-    // fail: then a copy.
-    if (info.st_dev == dest_parent.st_dev && ::link(source.c_str(), dest.c_str()) == 0) return true;
-  } else if (S_ISDIR(info.st_mode)) {
+  if (S_ISDIR(info.st_mode)) {
     std::size_t count = 0;
     const int dir = ::open(source.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir < 0 || !small_tree(dir, count)) return false;
-  } else {
+  } else if (!S_ISREG(info.st_mode)) {
     return false;  // a symlink or a special file keeps its bind
   }
   // The dry run's copy: modes, owners (as root), symlinks as symlinks, nothing followed, and a

@@ -11,12 +11,13 @@ namespace jail::oci {
 // (/etc/ssl and /etc/alternatives hold hundreds of symlinks).
 constexpr std::size_t kMaxInlinedEntries = 32;
 
-// Places the host entry `source` at `dest` (which must not exist): a regular file becomes a hard
-// link to it (the host's own inode: the bind's view), or a copy where linking is refused (another
-// file system); a directory of at most kMaxInlinedEntries regular files, directories and
-// symlinks is copied with the same modes and owners, its symlinks as symlinks (never followed)
-// — dry_run::copy_at. Returns false, leaving nothing at `dest`, for anything else (a symlink, a
-// device, a bigger directory) and on any failure: the caller then binds the entry.
+// Places a copy of the host entry `source` at `dest` (which must not exist): a regular file, or a
+// directory of at most kMaxInlinedEntries regular files, directories and symlinks, with the same
+// modes and owners, its symlinks as symlinks (never followed) — dry_run::copy_at. Never a hard
+// link: the bundle's rootfs is jail's to write (a later mount point over the same path is
+// created there), and through a link that would write the host's /etc. Returns false, leaving
+// nothing at `dest`, for anything else (a symlink, a device, a bigger directory) and on any
+// failure: the caller then binds the entry.
 [[nodiscard]] bool inline_host_entry(const std::filesystem::path& source,
                                      const std::filesystem::path& dest);
 
