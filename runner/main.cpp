@@ -10,6 +10,7 @@
 
 #include "doctor.hpp"
 #include "export_command.hpp"
+#include "jail/closed_stdio.hpp"
 #include "learn_command.hpp"
 #include "logging.hpp"
 #include "policy_command.hpp"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
   // own default logger writes to stdout, which belongs to the tool.
   jail::runner::setup_logging({});
   try {
+    jail::occupy_closed_stdio();
     return dispatch(argc, argv);
   } catch (const std::exception& error) {
     spdlog::critical("internal error: {}", error.what());

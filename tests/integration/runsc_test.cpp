@@ -196,6 +196,25 @@ TEST_F(Runsc, StdinStreamsThrough) {
   EXPECT_EQ(trim(r.out), "20000") << describe(r);
 }
 
+// jail started with its stdin closed: the first fd it opened took number 0 and was taken for
+// the caller's stdin — the supervisor's signalfd, whose records (a host pid among them) the
+// relay passed to the tool, which otherwise never saw end of file. Now fd 0 is /dev/null's.
+TEST_F(Runsc, ClosedStdinReadsAsEndOfFile) {
+  RunOptions options;
+  options.stdin_closed = true;
+  options.timeout = 20s;
+  JailProcess jail({"--runtime", "runsc", "--no-cwd", "--", "sh", "-c",
+                    "echo started; head -c 64 | od -An -tx1; echo read=$?"},
+                   options);
+  ASSERT_TRUE(jail.wait_for_stdout("started", 15s)) << "the tool did not start";
+  // A signal now would have put a signalfd record on the tool's stdin.
+  ASSERT_EQ(::kill(jail.pid(), SIGWINCH), 0);
+  RunResult r = jail.wait(20s);
+  EXPECT_FALSE(r.timed_out) << "the tool never saw end of file: " << describe(r);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "started\nread=0\n") << "the tool read something from a closed stdin";
+}
+
 TEST_F(Runsc, TimeoutEndsTheSandbox) {
   TempDir work;
   const auto start = std::chrono::steady_clock::now();

@@ -25,6 +25,7 @@
 #include "cgroup/cgroup.hpp"
 #include "child/syscalls.hpp"
 #include "child/timing.hpp"
+#include "jail/closed_stdio.hpp"
 #include "jail/error.hpp"
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
@@ -144,6 +145,7 @@ Process launch_runsc(const Spec& spec) {
   Timeline timeline(spec.trace_timing);
   timeline.mark(child::Phase::launch);
   check_spec(spec);
+  occupy_closed_stdio();  // before this run opens anything that could take their numbers
   if (::geteuid() != 0) {
     throw Error("runsc", EPERM,
                 "--runtime runsc needs root here: runsc's sandbox sets up its own namespaces and "
