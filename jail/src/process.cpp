@@ -37,7 +37,7 @@ pid_t Process::pid() const {
 void Process::kill(int signal) {
   if (state_->waited) return;
   state_->signal_sent = signal;
-  ::syscall(SYS_pidfd_send_signal, state_->pidfd.get(), signal, nullptr, 0);
+  signal_tool(*state_, signal);
 }
 
 Result Process::wait() {

@@ -35,11 +35,15 @@ UniqueFd forwarding_signalfd(bool pty) {
   return UniqueFd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
 }
 
-void send_signal(const Process::State& state, int signal) {
+}  // namespace
+
+void signal_tool(Process::State& state, int signal) {
+  if (state.runsc) {
+    if (signal != SIGKILL && state.runsc->signal_container(signal)) return;
+    state.signal_sent = signal;
+  }
   ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), signal, nullptr, 0);
 }
-
-}  // namespace
 
 Supervisor::Supervisor(Process::State& state) : state_(state) {
   if (state_.forward_signals) signals_ = forwarding_signalfd(state_.pty);
@@ -75,13 +79,13 @@ void Supervisor::on_deadline() {
     timed_out_ = true;
     jail::log().info("timeout after {} ms: SIGTERM to the tool, SIGKILL in {} ms",
                      state_.limits.timeout->count(), state_.limits.kill_grace.count());
-    send_signal(state_, SIGTERM);
+    signal_tool(state_, SIGTERM);
     next_deadline_ = Clock::now() + state_.limits.kill_grace;
   } else {
     // Killing the init ends the pid namespace; the cgroup kill also reaches anything that is in
     // the jail's cgroup but was never in its namespace.
     jail::log().info("the tool outlived the kill grace: SIGKILL to the jail");
-    send_signal(state_, SIGKILL);
+    signal_tool(state_, SIGKILL);
     state_.cgroup.kill_all();
     next_deadline_.reset();
   }
@@ -120,7 +124,7 @@ void Supervisor::on_runsc_log() {
     // As a native jail ends on a call its policy kills: the whole sandbox, not just the thread
     // gVisor sent SIGSYS (which the tool may catch). jail owns the cgroup runsc runs in.
     ended_for_violation_ = true;
-    send_signal(state_, SIGKILL);
+    signal_tool(state_, SIGKILL);
     state_.cgroup.kill_all();
   }
 }
@@ -133,7 +137,7 @@ void Supervisor::on_signals() {
       continue;
     }
     jail::log().debug("forwarding signal {} to the tool", info.ssi_signo);
-    send_signal(state_, static_cast<int>(info.ssi_signo));
+    signal_tool(state_, static_cast<int>(info.ssi_signo));
   }
 }
 

@@ -19,6 +19,12 @@
 
 namespace jail {
 
+// A signal for the tool: natively to the jail's init, which forwards it; under runsc to the
+// container's init by `runsc kill` (signalled, `runsc run` itself would die of SIGTERM or drop
+// SIGUSR1). SIGKILL, and a signal runsc cannot deliver yet (the container not started), go to
+// `runsc run`, and are then noted in `state.signal_sent`: its death is the one asked for.
+void signal_tool(Process::State& state, int signal);
+
 class Supervisor {
  public:
   using Clock = std::chrono::steady_clock;

@@ -229,6 +229,41 @@ TEST_F(Runsc, TimeoutEndsTheSandbox) {
   EXPECT_EQ(status["limit_hit"], "wall_time") << status.dump();
 }
 
+// Signals for the tool reach the tool, as a native jail's init forwards them: sent to `runsc run`
+// they ended runsc itself (SIGTERM: exit 125, "internal_error") or were lost (SIGUSR1), and the
+// timeout's SIGTERM gave the tool no chance to finish.
+TEST_F(Runsc, SignalsReachTheTool) {
+  const std::string loop = "echo ready; while :; do sleep 0.1; done";
+  {
+    JailProcess jail({"--runtime", "runsc", "--no-cwd", "--", "sh", "-c",
+                      "trap 'echo got-usr1; exit 7' USR1; " + loop},
+                     {});
+    ASSERT_TRUE(jail.wait_for_stdout("ready", 15s)) << "the tool did not start";
+    ASSERT_EQ(::kill(jail.pid(), SIGUSR1), 0);
+    RunResult r = jail.wait(20s);
+    EXPECT_EQ(r.exit_code, 7) << describe(r);
+    EXPECT_NE(r.out.find("got-usr1"), std::string::npos) << describe(r);
+  }
+  {
+    TempDir work;
+    JailProcess jail({"--runtime", "runsc", "--status-file", work / "s.json", "--no-cwd", "--",
+                      "sh", "-c", loop},
+                     {});
+    ASSERT_TRUE(jail.wait_for_stdout("ready", 15s)) << "the tool did not start";
+    ASSERT_EQ(::kill(jail.pid(), SIGTERM), 0);
+    RunResult r = jail.wait(20s);
+    EXPECT_EQ(r.exit_code, 128 + SIGTERM) << describe(r);
+    const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
+    EXPECT_EQ(status["outcome"], "signaled") << status.dump();
+    EXPECT_EQ(status["signal"], SIGTERM) << status.dump();
+  }
+  RunResult timed = runsc({"--timeout", "2s", "--kill-grace", "5s", "--no-cwd", "--", "sh", "-c",
+                           "trap 'echo got-term; exit 5' TERM; " + loop});
+  EXPECT_EQ(timed.exit_code, 124) << describe(timed);
+  EXPECT_NE(timed.out.find("got-term"), std::string::npos)
+      << "the timeout's SIGTERM did not reach the tool: " << describe(timed);
+}
+
 // The policy goes to runsc with --oci-seccomp: a call it kills never succeeds inside gVisor, and
 // the run ends there, as a native one does.
 TEST_F(Runsc, PolicyAppliesInsideTheSandbox) {

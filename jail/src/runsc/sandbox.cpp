@@ -85,8 +85,8 @@ constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
   ::_exit(127);
 }
 
-// Runs a runsc command to completion (cleanup only; its output is not wanted).
-void run_quietly(Argv argv) {
+// Runs a runsc command to completion (its output is not wanted); true if it exited 0.
+bool run_quietly(Argv argv) {
   static char* const envp[] = {const_cast<char*>("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nullptr};
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   const int stdio[3] = {devnull, devnull, devnull};
@@ -97,6 +97,7 @@ void run_quietly(Argv argv) {
   int status = 0;
   while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 std::string random_id() {
@@ -122,6 +123,10 @@ RunscSandbox::~RunscSandbox() {
   if (!gone_ && (!std::filesystem::is_empty(state_root(), error) || error)) {
     run_quietly(Argv{{runsc_, "--root", state_root(), "delete", "--force", id_}});
   }
+}
+
+bool RunscSandbox::signal_container(int signal) const {
+  return run_quietly(Argv{{runsc_, "--root", state_root(), "kill", id_, std::to_string(signal)}});
 }
 
 std::string RunscSandbox::bundle() const {

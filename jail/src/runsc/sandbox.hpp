@@ -31,6 +31,11 @@ class RunscSandbox {
   // was empty and removed): its state needs no `runsc delete`, which would spend over a second
   // trying to reach the dead sandbox before it gives up.
   void mark_gone() { gone_ = true; }
+  // Delivers `signal` to the tool, the container's init (`runsc kill`): signalling `runsc run`
+  // itself would end it (SIGTERM, SIGINT, SIGHUP) or be lost (SIGUSR1), and the tool, which a
+  // native jail's init forwards them to, would never see them. Waits for runsc (tens of ms);
+  // false if it could not deliver (the container not started yet, or gone).
+  [[nodiscard]] bool signal_container(int signal) const;
 
  private:
   std::string runsc_;
