@@ -176,6 +176,19 @@ void check_spec(const Spec& spec) {
         "the files it can reach, so it would read root's files (such as /etc/ssl/private); give "
         "it another uid and gid, or use the native runtime");
   }
+  // gVisor's /dev is its own (its devices, /dev/shm, /dev/pts): a mount there would be dropped
+  // from the bundle without a word, so it is refused instead.
+  if (spec.runtime == Runtime::runsc) {
+    for (const Mount& mount : spec.mounts) {
+      const std::string target = normalize_jail_path(mount.target);
+      if (target == "/dev" || target.starts_with("/dev/")) {
+        problems.push_back(
+            fmt::format("{}: with --runtime runsc nothing can be mounted under /dev (gVisor's "
+                        "/dev is its own); mount it elsewhere, or use the native runtime",
+                        mount.origin));
+      }
+    }
+  }
   if (spec.lookups == LookupTrace::record && spec.runtime == Runtime::runsc) {
     problems.emplace_back(
         "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "

@@ -264,6 +264,33 @@ TEST_F(Runsc, SignalsReachTheTool) {
       << "the timeout's SIGTERM did not reach the tool: " << describe(timed);
 }
 
+// What runsc would do silently is refused before it starts: a mount under /dev (gVisor's /dev
+// is its own; the mount was dropped from the bundle) and a working directory that does not
+// exist (runsc's gofer created it as root on the host, through a read-only bind too).
+TEST_F(Runsc, MountsUnderDevAndMissingWorkingDirectoriesAreRefused) {
+  TempDir work;
+  std::filesystem::create_directory(work / "here");
+  RunResult dev = runsc({"--bind", work.path() + ":/dev/work", "--no-cwd", "--", "echo", "ran"});
+  EXPECT_EQ(dev.exit_code, 125) << describe(dev);
+  EXPECT_EQ(dev.out, "") << describe(dev);
+  EXPECT_NE(dev.err.find("under /dev"), std::string::npos) << describe(dev);
+  for (const char* bind : {"--bind", "--ro-bind"}) {
+    RunResult missing =
+        runsc({bind, work.path() + ":/w", "--cwd", "/w/absent", "--", "echo", "ran"});
+    EXPECT_EQ(missing.exit_code, 125) << bind << ": " << describe(missing);
+    EXPECT_EQ(missing.out, "") << describe(missing);
+    EXPECT_NE(missing.err.find("working directory /w/absent"), std::string::npos)
+        << describe(missing);
+    EXPECT_FALSE(std::filesystem::exists(work / "absent"))
+        << bind << ": the missing working directory was made on the host";
+  }
+  RunResult root = runsc({"--no-cwd", "--cwd", "/absent", "--", "echo", "ran"});
+  EXPECT_EQ(root.exit_code, 125) << describe(root);
+  RunResult present = runsc({"--bind", work.path() + ":/w", "--cwd", "/w/here", "--", "pwd"});
+  EXPECT_EQ(present.exit_code, 0) << describe(present);
+  EXPECT_EQ(present.out, "/w/here\n");
+}
+
 // The policy goes to runsc with --oci-seccomp: a call it kills never succeeds inside gVisor, and
 // the run ends there, as a native one does.
 TEST_F(Runsc, PolicyAppliesInsideTheSandbox) {
