@@ -203,6 +203,10 @@ const std::vector<NamedConstant> kConstants = {
     C(MADV_NOHUGEPAGE),
     C(MADV_DONTDUMP),
     C(MADV_DODUMP),
+    // chmod(2), open(2)'s mode
+    C(S_ISUID),
+    C(S_ISGID),
+    C(S_ISVTX),
     // open(2), fcntl(2), *at(2)
     C(O_RDONLY),
     C(O_WRONLY),

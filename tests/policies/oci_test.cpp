@@ -502,7 +502,7 @@ TEST(RunscExport, DefaultPolicyIsSmallKeepsClone3sEnosysAndNamesPselectAsGvisorD
   const Policy p = load_policy("default");
   const json runsc = export_runsc_seccomp(p);
   const json any_runtime = export_oci_seccomp(p);
-  EXPECT_LT(runsc["syscalls"].size() * 4, any_runtime["syscalls"].size())
+  EXPECT_LT(runsc["syscalls"].size() * 3, any_runtime["syscalls"].size())
       << runsc["syscalls"].size() << " entries against " << any_runtime["syscalls"].size();
   std::string clone3_action, pselect_names;
   for (const auto& e : runsc["syscalls"]) {

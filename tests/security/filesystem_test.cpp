@@ -333,6 +333,35 @@ TEST_P(Filesystem, SetuidBinaryRaisesNothing) {
   EXPECT_TRUE(contained) << o.describe();
 }
 
+TEST_P(Filesystem, SetIdBitsCannotBeLeftOnTheHost) {
+  // A set-id executable the tool leaves on a writable bind runs with its owner's ids for
+  // anyone on the host: nobody's natively, and under runsc the tool's own (uid 1000, a real
+  // user on many hosts). The baseline refuses the bits by chmod, fchmod and a create's mode.
+  TempDir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);  // whoever the tool is on the host
+  const std::string script =
+      "cp /bin/true /w/t; chmod 6755 /w/t; echo chmod=$?; install -m 4755 /bin/true /w/i; "
+      "echo install=$?; python3 -c 'import os\ntry:\n os.open(\"/w/o\", os.O_CREAT | "
+      "os.O_WRONLY, 0o2755); print(\"open=0\")\nexcept OSError as e: print(\"open=\" + "
+      "str(e.errno))'";
+  Outcome o = jail({"--bind", dir.path() + ":/w"}, {"/bin/sh", "-c", script});
+  int set_id = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    struct stat info {};
+    if (::lstat(entry.path().c_str(), &info) == 0 && (info.st_mode & (S_ISUID | S_ISGID)) != 0)
+      ++set_id;
+  }
+  // The files are made (so the refusal is the bits', not the directory's), without the bits.
+  const bool made = std::filesystem::exists(dir / "t") && std::filesystem::exists(dir / "i");
+  const bool contained = o.run.exit_code == 0 && made && o.value("chmod") != "0" &&
+                         o.value("install") != "0" && o.value("open") == "1" && set_id == 0;
+  row("set_id_on_host", "chmod/install/open refused; no set-id file on the host",
+      "chmod=" + o.value("chmod") + " install=" + o.value("install") + " open=" + o.value("open") +
+          " set-id files=" + std::to_string(set_id),
+      contained);
+  EXPECT_TRUE(contained) << o.describe();
+}
+
 JAIL_SECURITY_INSTANTIATE(Filesystem);
 
 }  // namespace
