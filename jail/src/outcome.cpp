@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "runsc/exec_failure.hpp"
 #include "runsc/sandbox.hpp"
 #include "setup_failure.hpp"
 
@@ -105,12 +106,23 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   }
   if (exited != nullptr) {
     fill_from_status(result, exited->detail);
+  } else if (state.runsc && WIFEXITED(record.init_status) && record.runsc_tool_status) {
+    // The tool's own end, as the sentry logged it.
+    fill_from_status(result, *record.runsc_tool_status);
   } else if (state.runsc && WIFEXITED(record.init_status)) {
-    // runsc run exits with the container's status; a signal death comes back as 128+n.
+    // No word from the sentry: runsc run exits with the container's status, a signal death
+    // as 128+n.
     const int code = WEXITSTATUS(record.init_status);
     if (code == 128) {
       // runsc's own failures (it could not create or start the sandbox) exit 128, with its
-      // message on stderr. A tool's own exit 128 reads the same; runsc gives no way to tell.
+      // message on stderr and in its log: a command not found or not executable is told apart
+      // there, and answered as a native run answers it (127, 126).
+      if (const std::optional<int> err =
+              exec_errno_in_runsc_error(state.runsc->gate().take_written())) {
+        result.outcome = Outcome::setup_error;
+        result.error = describe_exec_failure(*err, state.context);
+        return result;
+      }
       result.outcome = Outcome::setup_error;
       result.error =
           SetupFailure{"runsc", 0,

@@ -21,7 +21,8 @@ struct RunRecord {
   bool timed_out = false;
   bool output_truncated = false;
   Denials denials;
-  std::optional<Violation> violation;  // a call the policy said kill for
+  std::optional<Violation> violation;    // a call the policy said kill for
+  std::optional<int> runsc_tool_status;  // under runsc: the tool's wait status, as gVisor logged
   std::vector<SyscallUse> syscalls_seen;
   std::optional<Lookups> lookups;
   double wall_ms = 0;

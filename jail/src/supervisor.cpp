@@ -209,6 +209,7 @@ Result Supervisor::finish() {
     record.denials = runsc_denials_->denials();
     // The sandbox ended for it, by the uncaught SIGSYS or by on_runsc_log's kill.
     record.violation = runsc_denials_->kill_denial();
+    record.runsc_tool_status = runsc_denials_->tool_status();
   }
   // The tool never started under its filter: it looked nothing up.
   if (state_.lookups == LookupTrace::record && !record.lookups) record.lookups = Lookups{};

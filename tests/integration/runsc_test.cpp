@@ -81,6 +81,41 @@ TEST_F(Runsc, EchoAndExitCodes) {
   EXPECT_EQ(signaled.exit_code, 138) << describe(signaled);
 }
 
+// The exit-code contract holds under runsc as natively: runsc run folds a death by signal n into
+// its exit 128+n and answers its own failures with 128, so exit(128) read as a setup error,
+// exit(130) as SIGINT, and a command not found or not executable as 125 instead of 127, 126.
+// jail now reads the tool's end from the sentry's log and the exec's failure from runsc's.
+TEST_F(Runsc, ExitCodesAreTheNativeOnes) {
+  TempDir work;
+  const auto outcome_of = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--status-file", work / "s.json", "--no-cwd"});
+    const RunResult r = runsc(args);
+    const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
+    return std::make_pair(r, status);
+  };
+  for (const char* policy : {"default", "none"}) {
+    SCOPED_TRACE(policy);
+    auto [exit128, s128] = outcome_of({"--policy", policy, "--", "sh", "-c", "exit 128"});
+    EXPECT_EQ(exit128.exit_code, 128) << describe(exit128);
+    EXPECT_EQ(s128["outcome"], "exited") << s128.dump();
+    auto [exit130, s130] = outcome_of({"--policy", policy, "--", "sh", "-c", "exit 130"});
+    EXPECT_EQ(exit130.exit_code, 130) << describe(exit130);
+    EXPECT_EQ(s130["outcome"], "exited") << s130.dump();
+    EXPECT_EQ(s130["exit_code"], 130) << s130.dump();
+    auto [sigint, ssig] = outcome_of({"--policy", policy, "--", "sh", "-c", "kill -INT $$"});
+    EXPECT_EQ(sigint.exit_code, 130) << describe(sigint);
+    EXPECT_EQ(ssig["outcome"], "signaled") << ssig.dump();
+    EXPECT_EQ(ssig["signal"], SIGINT) << ssig.dump();
+  }
+  auto [missing, smissing] = outcome_of({"--", "no-such-command"});
+  EXPECT_EQ(missing.exit_code, 127) << describe(missing);
+  EXPECT_NE(missing.err.find("command not found"), std::string::npos) << describe(missing);
+  auto [absent, sabsent] = outcome_of({"--", "/no/such/file"});
+  EXPECT_EQ(absent.exit_code, 127) << describe(absent);
+  auto [not_executable, snx] = outcome_of({"--", "/etc/passwd"});
+  EXPECT_EQ(not_executable.exit_code, 126) << describe(not_executable);
+}
+
 // A regular file as stdout, shared with the caller who writes after jail: gVisor writes donated
 // files at an offset of its own, so without jail's relay the caller's next line overwrites the
 // tool's output (as it does with `runsc do`).

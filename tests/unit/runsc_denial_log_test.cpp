@@ -2,6 +2,7 @@
 // line, lines that only look like it, a line split around another process's long write, and
 // the policy's answer named without the arguments gVisor does not log.
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "policy/policy.hpp"
 #include "runsc/denial_log.hpp"
+#include "runsc/exec_failure.hpp"
 
 namespace jail {
 namespace {
@@ -128,6 +130,65 @@ TEST(RunscDenialLog, AVeryLongLineStillEndsInItsDenial) {
   pipe.close_writer();
   log.drain();
   EXPECT_EQ(log.denials().count, 1u);
+}
+
+}  // namespace
+}  // namespace jail
+
+namespace jail {
+namespace {
+
+// runsc run folds a death by signal n into its own exit 128+n, so the sentry's own line is what
+// tells a tool's exit(130) from its death by SIGINT (and a tool's exit(128) from runsc's failure).
+TEST(RunscToolExitLine, ReadsTheSentrysLineAsAWaitStatus) {
+  EXPECT_EQ(parse_tool_exit_line("I1130 05:53:52.935892   21145 boot.go:389] application exiting "
+                                 "with exit status 130\n"),
+            130 << 8);
+  EXPECT_EQ(parse_tool_exit_line("I1130 05:53:53.387828   21249 boot.go:389] application exiting "
+                                 "with killed by signal 2"),
+            2);
+  EXPECT_FALSE(parse_tool_exit_line("I1130 05:53:52 1 boot.go:389] application exiting with "
+                                    "exit status 300")
+                   .has_value());
+  EXPECT_FALSE(parse_tool_exit_line("D1130 1 task_exit.go:204] [   1:   1] Transitioning from "
+                                    "exit state TaskExitNone to TaskExitInitiated")
+                   .has_value());
+}
+
+TEST(RunscDenialLog, TheLastExitLineIsTheToolsEnd) {
+  LogPipe pipe;
+  RunscDenialLog log(UniqueFd(pipe.read_end), nullptr);
+  EXPECT_FALSE(log.tool_status().has_value());
+  // A line the tool got into the log (a file name it made up, logged by a gofer call) comes
+  // before the sentry's own, which is written once the tool is gone.
+  pipe.write(
+      "D1130 1 client.go:400] send WalkReq{Path: x] application exiting with exit status 0}\n");
+  pipe.write("I1130 1 boot.go:389] application exiting with killed by signal 9\n");
+  pipe.close_writer();
+  log.drain();
+  ASSERT_TRUE(log.tool_status().has_value());
+  EXPECT_TRUE(WIFSIGNALED(*log.tool_status()));
+  EXPECT_EQ(WTERMSIG(*log.tool_status()), 9);
+}
+
+// runsc exits 128 for its own failures; a command not found or not executable is told apart by
+// its words, in its --log's JSON lines or its stderr.
+TEST(RunscExecFailure, NamesTheExecsErrno) {
+  EXPECT_EQ(exec_errno_in_runsc_error(
+                R"({"msg":"running container: starting container: starting root container: )"
+                R"(starting sandbox: error finding executable \"nope\" in PATH [/usr/bin]: no )"
+                R"(such file or directory","level":"error","time":"2026-11-30T05:55:55Z"})"
+                "\n"),
+            ENOENT);
+  EXPECT_EQ(exec_errno_in_runsc_error("running container: starting sandbox: creating process: "
+                                      "failed to load /etc/passwd: permission denied\n"),
+            EACCES);
+  EXPECT_EQ(exec_errno_in_runsc_error("creating process: failed to load /x: exec format error"),
+            ENOEXEC);
+  EXPECT_FALSE(exec_errno_in_runsc_error(R"({"msg":"creating container: cannot create gofer )"
+                                         R"(process: no such file or directory"})")
+                   .has_value());
+  EXPECT_FALSE(exec_errno_in_runsc_error("").has_value());
 }
 
 }  // namespace

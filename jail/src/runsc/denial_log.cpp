@@ -25,6 +25,8 @@ namespace {
 constexpr std::string_view kSource = "task_syscall.go:";
 constexpr std::string_view kDenied = ": denied by seccomp";
 constexpr std::string_view kKilled = ": killed by seccomp";
+// The sentry's line when the container's init has ended (runsc/boot, at info level).
+constexpr std::string_view kExiting = "] application exiting with ";
 
 // Longest line tail kept while waiting for its end: a denial line is under 200 bytes, and it is
 // what ends its line, so the tail is all that matters.
@@ -151,7 +153,30 @@ void RunscDenialLog::drain() {
   log_.reset();
 }
 
+std::optional<int> parse_tool_exit_line(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  const std::size_t at = line.find(kExiting);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + kExiting.size());
+  int value = 0;
+  if (skip(rest, "exit status ") && number(rest, value) && rest.empty() && value >= 0 &&
+      value <= 255) {
+    return value << 8;  // as W_EXITCODE(value, 0)
+  }
+  if (skip(rest, "killed by signal ") && number(rest, value) && rest.empty() && value > 0 &&
+      value < 65) {
+    return value;
+  }
+  return std::nullopt;
+}
+
 void RunscDenialLog::on_line(std::string_view line) {
+  // The last such line is the tool's end: it is logged after the tool has gone, so no line the
+  // tool got into the log (a path it made up) can come after it.
+  if (const std::optional<int> status = parse_tool_exit_line(line)) {
+    tool_status_ = status;
+    return;
+  }
   const std::optional<LoggedDenial> logged = parse_denial_line(line);
   if (!logged) return;
   Violation record;

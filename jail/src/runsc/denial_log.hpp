@@ -43,6 +43,11 @@ class RunscDenialLog {
   // violation. gVisor only sends the thread SIGSYS for it (seccomp/oci_export.cpp), which a tool
   // may catch; the supervisor then ends the sandbox, as a native jail ends on such a call.
   [[nodiscard]] const std::optional<Violation>& kill_denial() const { return kill_denial_; }
+  // How the tool ended, as the sentry logged it ("application exiting with exit status N" /
+  // "with killed by signal N"), as a wait status: runsc run's own exit folds a death by signal
+  // n into 128+n, which a tool's exit(128+n) reads the same as. nullopt when not logged (the
+  // tool never started).
+  [[nodiscard]] std::optional<int> tool_status() const { return tool_status_; }
 
  private:
   // false at end of file or on an error: the log is then closed.
@@ -54,6 +59,11 @@ class RunscDenialLog {
   std::string partial_;  // the unfinished last line, only its tail kept
   Denials denials_;
   std::optional<Violation> kill_denial_;
+  std::optional<int> tool_status_;
 };
+
+// The wait status in the sentry's line for the tool's end, found anywhere in `line`; nullopt
+// for every other line.
+[[nodiscard]] std::optional<int> parse_tool_exit_line(std::string_view line);
 
 }  // namespace jail

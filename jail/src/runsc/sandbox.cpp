@@ -177,20 +177,21 @@ Process launch_runsc(const Spec& spec) {
              spec.runsc_platform.empty() ? "ptrace" : spec.runsc_platform, "--network",
              spec.net == Net::host ? "host" : "none", "--ignore-cgroups",
              sandbox.gate().argument()}};
-  // gVisor applies the policy itself and says nothing of a denied call but one debug log line:
-  // the log goes to a pipe the supervisor reads (runsc/denial_log.hpp).
-  Pipe debug_log;
+  // The sentry's log goes to a pipe the supervisor reads (runsc/denial_log.hpp): at info level
+  // it says how the tool ended (runsc run's own exit cannot tell exit(130) from SIGINT), and at
+  // debug level — with a policy, which gVisor applies itself — it is the only record of a denied
+  // call. Only the sentry (runsc's "boot") logs either; runsc run's and the gofer's logs (~35 KiB
+  // at each start with --debug) would only be read and thrown away.
+  Pipe debug_log = make_pipe("runsc's debug log pipe");
+  // Room for a start-up's log (a Python start logs ~450 KiB at debug level), so that a caller
+  // who talks to the tool before waiting does not stall gVisor on a full pipe. Best effort.
+  (void)::fcntl(debug_log.read.get(), F_SETPIPE_SZ, 1 << 20);
+  (void)::fcntl(debug_log.read.get(), F_SETFL, O_NONBLOCK);
   if (with_policy) {
-    debug_log = make_pipe("runsc's debug log pipe");
-    // Room for a start-up's log (a Python start logs ~450 KiB), so that a caller who talks to
-    // the tool before waiting does not stall gVisor on a full pipe. Best effort.
-    (void)::fcntl(debug_log.read.get(), F_SETPIPE_SZ, 1 << 20);
-    (void)::fcntl(debug_log.read.get(), F_SETFL, O_NONBLOCK);
-    // The sentry (runsc's "boot") alone logs denials; runsc run's and the gofer's debug logs
-    // (~35 KiB at each start) would only be read and thrown away.
-    for (const char* word : {"--oci-seccomp", "--debug", "--debug-command=boot", kDebugLogArgument})
-      argv.words.emplace_back(word);
+    for (const char* word : {"--oci-seccomp", "--debug"}) argv.words.emplace_back(word);
   }
+  for (const char* word : {"--debug-command=boot", kDebugLogArgument})
+    argv.words.emplace_back(word);
   for (const char* word : {"run", "--bundle"}) argv.words.emplace_back(word);
   argv.words.push_back(sandbox.bundle());
   argv.words.push_back(sandbox.id());
@@ -214,9 +215,7 @@ Process launch_runsc(const Spec& spec) {
   clone_into(clone, state->cgroup);
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);
-  if (pid == 0)
-    exec_prepared(args[0], args, envp, stdio, debug_log.write.valid() ? debug_log.write.get() : -1,
-                  cgroup_task_fds);
+  if (pid == 0) exec_prepared(args[0], args, envp, stdio, debug_log.write.get(), cgroup_task_fds);
   if (pid < 0)
     throw Error("clone", errno, fmt::format("cannot start runsc: {}", std::strerror(errno)));
   state->pid = static_cast<pid_t>(pid);
@@ -250,6 +249,10 @@ Process launch_runsc(const Spec& spec) {
   state->limits = spec.limits;
   state->forward_signals = spec.forward_signals;
   state->context.command = spec.argv.front();
+  state->context.cwd = spec.cwd;
+  for (const std::string& entry : spec.env) {
+    if (entry.starts_with("PATH=")) state->context.path = entry.substr(5);
+  }
   jail::log().debug("runsc sandbox {} (bundle {}), runsc pid {}", sandbox.id(), sandbox.bundle(),
                     state->pid);
   return Process(std::move(state));

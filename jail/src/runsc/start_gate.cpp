@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -43,6 +44,34 @@ void RunscStartGate::open() {
                             std::strerror(errno)));
   }
   fifo_.reset();
+}
+
+namespace {
+
+// Appends what `fd` holds now to `text`, up to `max` bytes in all.
+void append_what_is_there(int fd, std::string& text, std::size_t max) {
+  char buffer[4096];
+  while (text.size() < max) {
+    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, max - text.size()));
+    if (n > 0) {
+      text.append(buffer, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return;  // nothing more now (EAGAIN), or the end
+    }
+  }
+}
+
+}  // namespace
+
+std::string RunscStartGate::take_written(std::size_t max) {
+  std::string text;
+  if (reader_.valid()) append_what_is_there(reader_.get(), text, max);
+  // The gofer and the sandbox, started after the gate went, log to a plain file of that name.
+  const UniqueFd later(::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (later.valid()) append_what_is_there(later.get(), text, max);
+  return text;
 }
 
 }  // namespace jail

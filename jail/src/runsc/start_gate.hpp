@@ -35,6 +35,11 @@ class RunscStartGate {
   // which never got past the gate.
   void open();
 
+  // What runsc's processes have logged since open() — runsc run's lines in the FIFO, its
+  // gofer's and sandbox's in the plain file they made at the same path — up to `max` bytes.
+  // Read once runsc has exited, to tell why it failed.
+  [[nodiscard]] std::string take_written(std::size_t max = 64 * 1024);
+
  private:
   std::filesystem::path path_;
   UniqueFd fifo_;    // O_PATH until open(): no reader, so runsc waits
