@@ -372,8 +372,10 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       ::isatty(STDIN_FILENO) || ::isatty(STDOUT_FILENO) || ::isatty(STDERR_FILENO);
   spec.runtime = f.runtime == "runsc" ? Runtime::runsc : Runtime::native;
   spec.runsc_platform = f.runsc_platform;
-  if (spec.runtime == Runtime::runsc) {
-    // gVisor's sentry owns the tool's terminal: its TIOCSTI never reaches the host's.
+  if (spec.runtime == Runtime::runsc && f.tty != "always") {
+    // Under runsc the tool's stdio is relayed through pipes (the caller's terminal is never
+    // handed to runsc, which would chown it): no terminal for the tool. --tty always asks for
+    // one, and check_spec says it cannot be had.
   } else if (f.tty == "always" || (f.tty == "auto" && terminal)) {
     spec.stdio = Stdio::pty;
   } else if (f.tty == "never" && terminal) {

@@ -176,6 +176,14 @@ void check_spec(const Spec& spec) {
         "the files it can reach, so it would read root's files (such as /etc/ssl/private); give "
         "it another uid and gid, or use the native runtime");
   }
+  // runsc is handed pipes, never the caller's terminal or a pty of jail's (it would chown it to
+  // nobody, see spawn_support.cpp): the tool cannot have a terminal there.
+  if (spec.runtime == Runtime::runsc && spec.stdio == Stdio::pty) {
+    problems.emplace_back(
+        "a terminal for the tool (--tty always, Stdio::pty) is not available with --runtime "
+        "runsc: its stdio is relayed through pipes; leave out --tty always, or use the native "
+        "runtime");
+  }
   // gVisor's /dev is its own (its devices, /dev/shm, /dev/pts): a mount there would be dropped
   // from the bundle without a word, so it is refused instead.
   if (spec.runtime == Runtime::runsc) {

@@ -300,9 +300,13 @@ TEST_F(Runsc, SignalsReachTheTool) {
 }
 
 // What runsc would do silently is refused before it starts: a mount under /dev (gVisor's /dev
-// is its own; the mount was dropped from the bundle) and a working directory that does not
-// exist (runsc's gofer created it as root on the host, through a read-only bind too).
-TEST_F(Runsc, MountsUnderDevAndMissingWorkingDirectoriesAreRefused) {
+// is its own; the mount was dropped from the bundle), a working directory that does not exist
+// (runsc's gofer created it as root on the host, through a read-only bind too), and a terminal
+// for the tool (--tty always was ignored: the tool's stdio is relayed through pipes).
+TEST_F(Runsc, WhatRunscWouldDoSilentlyIsRefused) {
+  RunResult tty = runsc({"--tty", "always", "--no-cwd", "--", "echo", "ran"});
+  EXPECT_EQ(tty.exit_code, 125) << describe(tty);
+  EXPECT_EQ(tty.out, "") << describe(tty);
   TempDir work;
   std::filesystem::create_directory(work / "here");
   RunResult dev = runsc({"--bind", work.path() + ":/dev/work", "--no-cwd", "--", "echo", "ran"});
