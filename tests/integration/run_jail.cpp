@@ -98,6 +98,7 @@ JailProcess::JailProcess(const std::vector<std::string>& args, const RunOptions&
     if (in_fd < 0) in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (in_fd < 0 || dup2(in_fd, STDIN_FILENO) < 0) fail_in_child("stdin");
     if (options.stdin_closed) ::close(STDIN_FILENO);
+    if (options.own_process_group && ::setpgid(0, 0) != 0) fail_in_child("setpgid");
     int out_fd = options.stdout_fd >= 0 ? options.stdout_fd : out_pipe[1];
     if (dup2(out_fd, STDOUT_FILENO) < 0) fail_in_child("stdout");
     if (dup2(err_pipe[1], STDERR_FILENO) < 0) fail_in_child("stderr");

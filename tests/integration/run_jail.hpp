@@ -45,6 +45,7 @@ struct RunOptions {
   std::string stdin_data;              // jail's stdin; /dev/null when empty
   int stdin_fd = -1;                   // jail's stdin (e.g. a file) instead of either
   bool stdin_closed = false;           // jail starts with fd 0 closed (`jail … <&-`)
+  bool own_process_group = false;      // jail leads a process group, as a shell's job does
   int stdout_fd = -1;                  // jail's stdout (e.g. a terminal) instead of the pipe
   std::vector<std::string> extra_env;  // K=V added to (or replacing in) the caller's environment
 };

@@ -292,6 +292,18 @@ TEST_F(Runsc, SignalsReachTheTool) {
     EXPECT_EQ(status["outcome"], "signaled") << status.dump();
     EXPECT_EQ(status["signal"], SIGTERM) << status.dump();
   }
+  {
+    // A terminal's Ctrl-C: SIGINT to every process of the foreground job. runsc run and its
+    // gofer were in jail's process group and died of it before the tool saw anything.
+    JailProcess jail({"--runtime", "runsc", "--no-cwd", "--", "sh", "-c",
+                      "trap 'echo got-int; exit 9' INT; " + loop},
+                     {.own_process_group = true});
+    ASSERT_TRUE(jail.wait_for_stdout("ready", 15s)) << "the tool did not start";
+    ASSERT_EQ(::kill(-jail.pid(), SIGINT), 0);
+    RunResult r = jail.wait(20s);
+    EXPECT_EQ(r.exit_code, 9) << describe(r);
+    EXPECT_NE(r.out.find("got-int"), std::string::npos) << describe(r);
+  }
   RunResult timed = runsc({"--timeout", "2s", "--kill-grace", "5s", "--no-cwd", "--", "sh", "-c",
                            "trap 'echo got-term; exit 5' TERM; " + loop});
   EXPECT_EQ(timed.exit_code, 124) << describe(timed);

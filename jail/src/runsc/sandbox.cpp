@@ -61,6 +61,10 @@ constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
   // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
   // runsc's own watchdog).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // A session of its own, as a native jail's init has: a terminal's Ctrl-C (SIGINT to the
+  // foreground group) would otherwise end runsc run and its gofer directly, before jail could
+  // forward it to the tool. Its stdio is pipes; it needs no terminal.
+  if (::setsid() < 0) ::_exit(125);
   // Before runsc exists, so none of it runs outside the limits; and a task moving itself waits
   // for no RCU grace period, where jail writing the pid did (~10 ms of each start, during which
   // the host's forks and execs, runsc's among them, stall). As the native init (child/init.cpp).
