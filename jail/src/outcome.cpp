@@ -75,6 +75,17 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits)
   }
 }
 
+// Whether the tool's end as the sentry logged it is one that runsc run's exit `code` stands for
+// (exit n: n; death by signal n: 128+n). Only then is it believed: the line only tells apart
+// what that code folds together — which a tool could choose anyway, by exiting or by killing
+// itself — while a line the tool got into the log (a file name it made up is logged verbatim),
+// left last when the sentry itself was killed (by the memory limit), must change nothing.
+bool logged_status_agrees(const std::optional<int>& logged, int code) {
+  if (!logged) return false;
+  if (WIFEXITED(*logged)) return WEXITSTATUS(*logged) == code;
+  return WIFSIGNALED(*logged) && 128 + WTERMSIG(*logged) == code;
+}
+
 }  // namespace
 
 Result decide_result(const RunRecord& record, const Process::State& state) {
@@ -106,7 +117,8 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   }
   if (exited != nullptr) {
     fill_from_status(result, exited->detail);
-  } else if (state.runsc && WIFEXITED(record.init_status) && record.runsc_tool_status) {
+  } else if (state.runsc && WIFEXITED(record.init_status) &&
+             logged_status_agrees(record.runsc_tool_status, WEXITSTATUS(record.init_status))) {
     // The tool's own end, as the sentry logged it.
     fill_from_status(result, *record.runsc_tool_status);
   } else if (state.runsc && WIFEXITED(record.init_status)) {

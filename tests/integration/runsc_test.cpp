@@ -116,6 +116,25 @@ TEST_F(Runsc, ExitCodesAreTheNativeOnes) {
   EXPECT_EQ(not_executable.exit_code, 126) << describe(not_executable);
 }
 
+// The sentry logs a made-up file name verbatim, so a tool can put a line of its own saying how it
+// "ended" into the log. The sentry's own line comes last — unless the sentry is killed first, as
+// the memory limit does here (a bounded 400 MiB, over the 300 MiB limit): the forged exit 42
+// was then taken for the tool's. The logged end is believed only where runsc run's exit agrees.
+TEST_F(Runsc, AForgedExitLineDoesNotHideTheMemoryLimit) {
+  TempDir work;
+  const std::string script =
+      "import os\n"
+      "try: os.stat('/usr/a\\n] application exiting with exit status 42\\n')\n"
+      "except OSError: pass\n"
+      "b = [bytearray(50 * 2**20) for _ in range(8)]\n";
+  RunResult r = runsc({"--memory", "300M", "--status-file", work / "s.json", "--no-cwd", "--",
+                       "python3", "-c", script});
+  const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
+  EXPECT_NE(r.exit_code, 42) << describe(r);
+  EXPECT_EQ(status["limit_hit"], "memory") << status.dump();
+  EXPECT_NE(status["exit_code"], 42) << status.dump();
+}
+
 // A regular file as stdout, shared with the caller who writes after jail: gVisor writes donated
 // files at an offset of its own, so without jail's relay the caller's next line overwrites the
 // tool's output (as it does with `runsc do`).
