@@ -2,10 +2,8 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +16,7 @@
 #include "identity.hpp"
 #include "jail/error.hpp"
 #include "oci/host_etc.hpp"
+#include "oci/working_directory.hpp"
 #include "plan_builder.hpp"
 #include "rlimits.hpp"
 #include "root_layout.hpp"
@@ -169,60 +168,6 @@ std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, B
   return in_rootfs;
 }
 
-// Whether `relative` (no leading '/', no "..") names a directory below `root`, resolved as inside
-// it: symlinks stay within `root`, as they would within the mount.
-bool directory_below(const fs::path& root, const std::string& relative) {
-  const UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!root_fd.valid() || relative.empty()) return root_fd.valid();
-  open_how how{};
-  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  const UniqueFd dir(
-      static_cast<int>(::syscall(SYS_openat2, root_fd.get(), relative.c_str(), &how, sizeof how)));
-  return dir.valid();
-}
-
-// runsc's gofer creates a missing working directory before it starts the tool — as root, on the
-// host, through whichever bind holds it, read-only or not. A native run refuses to start there,
-// and so does this, before runsc gets past its gate: the last mount that holds the directory
-// (a later one covers an earlier), or else the root, must have it.
-void check_working_directory(const Layout& layout, const Spec& spec, const fs::path& root,
-                             const std::vector<bool>& in_rootfs) {
-  const std::string cwd = normalize_jail_path(spec.cwd);
-  const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
-  const auto& descriptions = layout.builder.descriptions();
-  const auto refuse = [&](const std::string& where, const char* why = "") {
-    throw Error("chdir", ENOENT,
-                fmt::format("cannot enter the working directory {} inside the jail: {} has no "
-                            "such directory{}; bind it, or choose --cwd or --no-cwd",
-                            cwd, where, why));
-  };
-  for (std::size_t i = plan.op_count; i-- > 0;) {
-    const child::MountOp& op = plan.ops[i];
-    const OpDescription& description = descriptions[i];
-    const std::string& target = description.target;
-    if (op.kind == child::OpKind::mkdir || op.kind == child::OpKind::symlink ||
-        op.kind == child::OpKind::file) {
-      continue;  // in the root, not a mount
-    }
-    const bool holds = target == "/" || cwd == target || cwd.starts_with(target + "/");
-    if (!holds || (!in_rootfs.empty() && in_rootfs[i])) continue;
-    if (op.kind == child::OpKind::bind && op.optional && !fs::exists(description.source)) continue;
-    const std::string below = cwd.size() > target.size() ? cwd.substr(target.size() + 1) : "";
-    if (op.kind == child::OpKind::bind) {
-      if (!directory_below(description.source, below)) {
-        refuse(fmt::format("{} (bound at {})", description.source, target),
-               ", and runsc would create it there, on the host");
-      }
-      return;
-    }
-    // A fresh tmpfs holds nothing below; a procfs is left to runsc, which cannot create in it.
-    if (!below.empty() && op.kind != child::OpKind::proc) refuse("the jail's own " + target);
-    return;
-  }
-  if (!directory_below(root, cwd.substr(1))) refuse("the jail's root");
-}
-
 nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::string& root_path,
                           const nlohmann::json& seccomp, const std::vector<bool>& in_rootfs) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
@@ -321,8 +266,9 @@ void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& s
     in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", use);
   }
   if (use == BundleUse::run_once) {
-    check_working_directory(*layout, spec, spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs",
-                            in_rootfs);
+    check_working_directory(
+        const_cast<PlanBuilder&>(layout->builder).plan(), layout->builder.descriptions(), in_rootfs,
+        spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs", normalize_jail_path(spec.cwd));
   }
   const nlohmann::json config = config_for(*layout, spec, root_path, seccomp, in_rootfs);
   const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";

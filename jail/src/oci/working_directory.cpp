@@ -1,0 +1,140 @@
+#include "oci/working_directory.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <optional>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "jail/error.hpp"
+
+namespace jail::oci {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Symlinks followed in one path before it is given up on, as the kernel's limit.
+constexpr int kMaxLinks = 40;
+
+// What serves one path of the jail.
+struct Place {
+  enum class Kind { host, fresh, proc, nothing } kind = Kind::nothing;
+  fs::path host;             // Kind::host: the host path that serves it
+  bool mount_point = false;  // the path is a bind's target: its source, followed if a link
+  std::string described;     // for the message
+};
+
+class Resolver {
+ public:
+  Resolver(const child::Plan& plan, const std::vector<OpDescription>& descriptions,
+           const std::vector<bool>& in_rootfs, fs::path root)
+      : plan_(plan), descriptions_(descriptions), in_rootfs_(in_rootfs), root_(std::move(root)) {}
+
+  // The last mount holding `path` (a later one covers an earlier), else the root.
+  [[nodiscard]] Place place_of(const std::string& path) const {
+    for (std::size_t i = plan_.op_count; i-- > 0;) {
+      const child::MountOp& op = plan_.ops[i];
+      const OpDescription& description = descriptions_[i];
+      const std::string& target = description.target;
+      if (op.kind == child::OpKind::mkdir || op.kind == child::OpKind::symlink ||
+          op.kind == child::OpKind::file) {
+        continue;  // in the root, not a mount
+      }
+      const bool holds = target == "/" || path == target || path.starts_with(target + "/");
+      if (!holds || (!in_rootfs_.empty() && in_rootfs_[i])) continue;
+      std::error_code error;
+      if (op.kind == child::OpKind::bind && op.optional && !fs::exists(description.source, error))
+        continue;  // left out, as the native run skips it
+      const std::string below = path.size() > target.size() ? path.substr(target.size() + 1) : "";
+      if (op.kind == child::OpKind::proc) return {Place::Kind::proc, {}, false, target};
+      if (op.kind != child::OpKind::bind) {
+        return {below.empty() ? Place::Kind::fresh : Place::Kind::nothing,
+                {},
+                false,
+                "the jail's own " + target};
+      }
+      return {Place::Kind::host,
+              below.empty() ? fs::path(description.source) : fs::path(description.source) / below,
+              below.empty(), fmt::format("{} (bound at {})", description.source, target)};
+    }
+    return {Place::Kind::host, root_ / path.substr(1), false, "the jail's root"};
+  }
+
+  // Walks `cwd` a component at a time. Returns what failed to be a directory, or nullopt.
+  [[nodiscard]] std::optional<std::string> failure(const std::string& cwd) const {
+    std::vector<std::string> pending;  // components still to walk, the next one last
+    push_components(cwd, pending);
+    std::string current;  // "" is the jail's root
+    int links = 0;
+    while (!pending.empty()) {
+      const std::string part = std::move(pending.back());
+      pending.pop_back();
+      if (part.empty() || part == ".") continue;
+      if (part == "..") {
+        current.erase(current.rfind('/') == std::string::npos ? 0 : current.rfind('/'));
+        continue;
+      }
+      const std::string next = current + "/" + part;
+      const Place place = place_of(next);
+      if (place.kind == Place::Kind::proc) return std::nullopt;  // runsc's own: it makes nothing
+      if (place.kind == Place::Kind::nothing) return place.described;
+      if (place.kind == Place::Kind::fresh) {
+        current = next;
+        continue;
+      }
+      struct stat info {};
+      // A bind's own target shows its source as the mount made it: followed.
+      const int got = place.mount_point ? ::stat(place.host.c_str(), &info)
+                                        : ::lstat(place.host.c_str(), &info);
+      if (got != 0) return place.described;
+      if (S_ISLNK(info.st_mode)) {
+        std::error_code error;
+        const fs::path text = fs::read_symlink(place.host, error);
+        if (error || ++links > kMaxLinks) return place.described;
+        if (text.is_absolute()) current.clear();  // the jail's root, not the host's
+        push_components(text.string(), pending);
+        continue;
+      }
+      if (!S_ISDIR(info.st_mode)) return place.described;
+      current = next;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static void push_components(const std::string& path, std::vector<std::string>& pending) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+      const std::size_t end = std::min(path.find('/', start), path.size());
+      parts.push_back(path.substr(start, end - start));
+      start = end + 1;
+    }
+    pending.insert(pending.end(), parts.rbegin(), parts.rend());
+  }
+
+  const child::Plan& plan_;
+  const std::vector<OpDescription>& descriptions_;
+  const std::vector<bool>& in_rootfs_;
+  fs::path root_;
+};
+
+}  // namespace
+
+void check_working_directory(const child::Plan& plan,
+                             const std::vector<OpDescription>& descriptions,
+                             const std::vector<bool>& in_rootfs, const fs::path& root,
+                             const std::string& cwd) {
+  const Resolver resolver(plan, descriptions, in_rootfs, root);
+  if (const std::optional<std::string> where = resolver.failure(cwd)) {
+    throw Error("chdir", ENOENT,
+                fmt::format("cannot enter the working directory {} inside the jail: it is not a "
+                            "directory there (looked for in {}); runsc would create it, on the "
+                            "host through a bind; bind it, or choose --cwd or --no-cwd",
+                            cwd, *where));
+  }
+}
+
+}  // namespace jail::oci

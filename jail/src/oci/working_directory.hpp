@@ -1,0 +1,25 @@
+// Parent side: whether a runsc run's working directory exists in the jail it will see. runsc's
+// gofer creates a missing one before it starts the tool — as root, on the host, through
+// whichever bind holds it, read-only or not — where a native run refuses to start. So the
+// bundle checks it first, resolving the path as the jail would.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "child/plan.hpp"
+#include "plan_builder.hpp"
+
+namespace jail::oci {
+
+// Throws jail::Error ("chdir", ENOENT) unless `cwd` (absolute, normalized) is a directory in the
+// jail laid out by `plan` over the root directory `root`: each component in turn, in the last
+// mount that holds it (ops marked `in_rootfs` are in the root instead), symlinks followed as
+// the jail follows them — an absolute one from the jail's root, never the host's.
+void check_working_directory(const child::Plan& plan,
+                             const std::vector<OpDescription>& descriptions,
+                             const std::vector<bool>& in_rootfs, const std::filesystem::path& root,
+                             const std::string& cwd);
+
+}  // namespace jail::oci
