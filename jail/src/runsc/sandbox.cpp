@@ -2,13 +2,16 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstring>
@@ -33,6 +36,7 @@
 #include "seccomp/oci_export.hpp"
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
+#include "unique_fd.hpp"
 
 namespace jail {
 namespace {
@@ -89,8 +93,9 @@ constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
   ::_exit(127);
 }
 
-// Runs a runsc command to completion (its output is not wanted); true if it exited 0.
-bool run_quietly(Argv argv) {
+// Runs a runsc command (its output is not wanted); true if it exited 0. One that has not ended
+// within `limit` is killed (false): the supervisor waits on it, and its own deadlines with it.
+bool run_quietly(Argv argv, std::chrono::milliseconds limit = std::chrono::hours(1)) {
   static char* const envp[] = {const_cast<char*>("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nullptr};
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   const int stdio[3] = {devnull, devnull, devnull};
@@ -98,10 +103,21 @@ bool run_quietly(Argv argv) {
   const pid_t pid = ::fork();
   if (pid == 0) exec_prepared(args[0], args, envp, stdio);
   ::close(devnull);
-  int status = 0;
-  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (pid < 0) return false;
+  const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  pollfd ended{pidfd.get(), POLLIN, 0};
+  const int waited =
+      pidfd.valid()
+          ? ::poll(&ended, 1, static_cast<int>(std::min<long long>(limit.count(), 3'600'000)))
+          : 1;
+  if (waited == 0) {
+    jail::log().warn("runsc {} did not end within {} ms; killed", argv.words[3], limit.count());
+    ::kill(pid, SIGKILL);
   }
-  return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return waited != 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 std::string random_id() {
@@ -130,7 +146,9 @@ RunscSandbox::~RunscSandbox() {
 }
 
 bool RunscSandbox::signal_container(int signal) const {
-  return run_quietly(Argv{{runsc_, "--root", state_root(), "kill", id_, std::to_string(signal)}});
+  // `runsc kill` takes tens of ms; a hung one must not hold back the timeout's SIGKILL.
+  return run_quietly(Argv{{runsc_, "--root", state_root(), "kill", id_, std::to_string(signal)}},
+                     std::chrono::seconds(5));
 }
 
 std::string RunscSandbox::bundle() const {
