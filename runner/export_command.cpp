@@ -27,16 +27,21 @@ int export_oci_command(const std::vector<std::string>& options,
       run_options.push_back(options[i]);
     }
   }
-  if (bundle.empty()) {
-    spdlog::error("export-oci: --bundle DIR is required (where config.json and rootfs/ go)");
-    return kFailed;
-  }
   try {
-    RunOptions run = parse_run_options(run_options, command);
+    RunOptions run = parse_run_options(run_options, command);  // --help is answered here
+    if (bundle.empty()) {
+      spdlog::error("export-oci: --bundle DIR is required (where config.json and rootfs/ go)");
+      return kFailed;
+    }
     // A bundle has no terminal relay: the runtime owns the tool's stdio.
     run.spec.stdio = Stdio::inherit;
     export_oci_bundle(run.spec, std::filesystem::absolute(bundle).string());
   } catch (const HelpRequested& help) {
+    std::fputs(
+        "Usage: jail export-oci --bundle DIR [run options] -- COMMAND...\n"
+        "Writes the run as an OCI bundle (config.json and rootfs/) in DIR, a new or empty "
+        "directory.\n\n",
+        stdout);
     std::fputs(help.text.c_str(), stdout);
     return 0;
   } catch (const std::exception& error) {

@@ -12,7 +12,7 @@ help=$(
   "$jail" rootfs build --help
   "$jail" rootfs check --help
   for sub in changes commit undo discard sessions; do "$jail" "$sub" --help; done
-  "$jail" export-oci --help 2>&1 || true  # its own flag, --bundle, is named in its message
+  "$jail" export-oci --help  # its own flag, --bundle, is named in its usage line
 )
 missing=0
 for option in $(grep -oE -- '--[a-z][a-z-]+' <<<"$help" | sort -u); do

@@ -108,6 +108,30 @@ void write_text(const fs::path& path, const char* data, std::size_t size) {
   }
 }
 
+// The bundle's directory, made here and only its owner's (the environment in config.json may
+// hold what --pass-env passed): one that already exists must be an empty directory, not a
+// link. Written into as root, a directory someone had filled could lead its writes anywhere
+// (a rootfs/etc/passwd that is a symlink to a host file), and one of an earlier export would be
+// left half rewritten.
+void make_bundle_directory(const fs::path& dir) {
+  std::error_code error;
+  fs::create_directories(dir.parent_path(), error);
+  if (!error && ::mkdir(dir.c_str(), 0700) == 0) return;
+  const int err = error ? error.value() : errno;
+  struct stat info {};
+  if (err == EEXIST && ::lstat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode) &&
+      fs::is_empty(dir, error) && !error && ::chmod(dir.c_str(), 0700) == 0) {
+    return;
+  }
+  throw Error(
+      "bundle", err == EEXIST ? EEXIST : err,
+      err == EEXIST
+          ? fmt::format("cannot write the bundle in {}: it exists and is not an empty "
+                        "directory; give a new or empty one",
+                        dir.string())
+          : fmt::format("cannot create bundle directory {}: {}", dir.string(), std::strerror(err)));
+}
+
 // Where a bind lands in the rootfs. What an earlier op put at the same path (an inlined /etc
 // entry a --bind covers, a generated file) is left as it is, never truncated: the mount hides it.
 void make_mount_point(const fs::path& path, bool is_dir) {
@@ -231,6 +255,25 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
   return config;
 }
 
+// Everything in the bundle's directory: the rootfs, then config.json.
+void fill_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
+                 BundleUse use) {
+  const auto layout = native_layout(spec);
+  std::string root_path = "rootfs";
+  std::vector<bool> in_rootfs;
+  if (spec.rootfs) {
+    root_path = *spec.rootfs;
+  } else {
+    in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", use);
+  }
+  check_working_directory(
+      const_cast<PlanBuilder&>(layout->builder).plan(), layout->builder.descriptions(), in_rootfs,
+      spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs", normalize_jail_path(spec.cwd));
+  const nlohmann::json config = config_for(*layout, spec, root_path, seccomp, in_rootfs);
+  const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";
+  write_text(dir / "config.json", text.data(), text.size());
+}
+
 }  // namespace
 
 nlohmann::json make_config(const Spec& spec, const std::string& root_path,
@@ -250,29 +293,15 @@ fs::path run_bundle_parent() {
 
 void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
                   BundleUse use) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) {
-    throw Error(
-        "bundle", error.value(),
-        fmt::format("cannot create bundle directory {}: {}", dir.string(), error.message()));
+  make_bundle_directory(dir);
+  try {
+    fill_bundle(spec, dir, seccomp, use);
+  } catch (...) {
+    // Nothing half written stays: the directory was new or empty, and is left empty.
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(dir, ignored)) fs::remove_all(entry, ignored);
+    throw;
   }
-  const auto layout = native_layout(spec);
-  std::string root_path = "rootfs";
-  std::vector<bool> in_rootfs;
-  if (spec.rootfs) {
-    root_path = *spec.rootfs;
-  } else {
-    in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", use);
-  }
-  if (use == BundleUse::run_once) {
-    check_working_directory(
-        const_cast<PlanBuilder&>(layout->builder).plan(), layout->builder.descriptions(), in_rootfs,
-        spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs", normalize_jail_path(spec.cwd));
-  }
-  const nlohmann::json config = config_for(*layout, spec, root_path, seccomp, in_rootfs);
-  const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";
-  write_text(dir / "config.json", text.data(), text.size());
 }
 
 }  // namespace jail::oci

@@ -131,8 +131,8 @@ void check_working_directory(const child::Plan& plan,
   if (const std::optional<std::string> where = resolver.failure(cwd)) {
     throw Error("chdir", ENOENT,
                 fmt::format("cannot enter the working directory {} inside the jail: it is not a "
-                            "directory there (looked for in {}); runsc would create it, on the "
-                            "host through a bind; bind it, or choose --cwd or --no-cwd",
+                            "directory there (looked for in {}); an OCI runtime would create it, "
+                            "on the host through a bind; bind it, or choose --cwd or --no-cwd",
                             cwd, *where));
   }
 }

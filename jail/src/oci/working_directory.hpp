@@ -1,7 +1,8 @@
-// Parent side: whether a runsc run's working directory exists in the jail it will see. runsc's
-// gofer creates a missing one before it starts the tool — as root, on the host, through
-// whichever bind holds it, read-only or not — where a native run refuses to start. So the
-// bundle checks it first, resolving the path as the jail would.
+// Parent side: whether a bundle's working directory exists in the jail it lays out. OCI runtimes
+// create a missing one before they start the tool (runsc's gofer, runc) — as root, on the host,
+// through whichever bind holds it, read-only or not — where a native run refuses to start. So
+// the bundle is checked first, resolving the path as the jail would (against this host's files:
+// an exported bundle names them).
 #pragma once
 
 #include <filesystem>

@@ -1,0 +1,82 @@
+// jail export-oci: what a bundle cannot carry is refused rather than dropped, and the bundle's
+// directory is new (or empty) and its owner's alone — written as root, a directory someone had
+// filled could lead the writes anywhere.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunResult export_oci(const std::string& bundle, std::vector<std::string> args) {
+  args.insert(args.begin(), {"export-oci", "--bundle", bundle});
+  return run_jail(args);
+}
+
+TEST(ExportOci, WhatABundleCannotCarryIsRefused) {
+  TempDir work;
+  const std::string bundle = work / "bundle";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      // No user namespace in the bundle: uid 0 would be the host's root.
+      {{"--uid", "0"}, "--uid 0"},
+      {{"--gid", "0"}, "--gid 0"},
+      // No runtime holds these: they would be dropped without a word.
+      {{"--timeout", "1s"}, "--timeout"},
+      {{"--max-output", "10"}, "--max-output"},
+      {{"--stdin", "none"}, "--stdin none"},
+      // A runtime would make it, as root, on the host.
+      {{"--no-cwd", "--cwd", "/no/such/dir"}, "working directory /no/such/dir"},
+  };
+  for (const auto& [flags, named] : refused) {
+    std::vector<std::string> args = flags;
+    args.insert(args.end(), {"--", "true"});
+    RunResult r = export_oci(bundle, args);
+    EXPECT_EQ(r.exit_code, 125) << describe(r);
+    EXPECT_NE(r.err.find(named), std::string::npos) << describe(r);
+    // Nothing half written is left: the next export into the same directory works.
+    EXPECT_TRUE(!fs::exists(bundle) || fs::is_empty(bundle)) << named;
+  }
+  RunResult fine = export_oci(bundle, {"--no-cwd", "--", "true"});
+  EXPECT_EQ(fine.exit_code, 0) << describe(fine);
+  EXPECT_TRUE(fs::exists(fs::path(bundle) / "config.json"));
+}
+
+TEST(ExportOci, TheBundleDirectoryIsNewOrEmptyAndItsOwnersAlone) {
+  TempDir work;
+  // A directory someone filled beforehand: a symlink where the rootfs's /etc/passwd goes.
+  const std::string victim = work / "victim";
+  write_file(victim, "untouched\n");
+  const fs::path filled = work / "filled";
+  fs::create_directories(filled / "rootfs/etc");
+  fs::create_symlink(victim, filled / "rootfs/etc/passwd");
+  RunResult r = export_oci(filled.string(), {"--no-cwd", "--", "true"});
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_NE(r.err.find("not an empty directory"), std::string::npos) << describe(r);
+  EXPECT_EQ(read_file(victim), "untouched\n") << "export-oci wrote through the symlink";
+  // A link to an empty directory is not followed either.
+  fs::create_directories(work / "empty");
+  fs::create_directory_symlink(work / "empty", work / "link");
+  RunResult linked = export_oci(work / "link", {"--no-cwd", "--", "true"});
+  EXPECT_EQ(linked.exit_code, 125) << describe(linked);
+  EXPECT_TRUE(fs::is_empty(work / "empty"));
+  // A new one is made 0700: config.json carries the environment (--pass-env included).
+  const std::string fresh = work / "fresh";
+  RunResult made = export_oci(fresh, {"--no-cwd", "--", "true"});
+  ASSERT_EQ(made.exit_code, 0) << describe(made);
+  struct stat info {};
+  ASSERT_EQ(::stat(fresh.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0700u);
+  // And an export into it again is refused, not half rewritten.
+  RunResult again = export_oci(fresh, {"--no-cwd", "--", "true"});
+  EXPECT_EQ(again.exit_code, 125) << describe(again);
+}
+
+}  // namespace
+}  // namespace jail_test
