@@ -129,6 +129,14 @@ Check check_runsc() {
   check.meaning = version.empty()
                       ? "runsc is there but does not answer; the gVisor back end may fail"
                       : "the gVisor back end is available";
+  // jail --runtime runsc refuses callers other than root (runsc sets up its own namespaces and
+  // cgroups): for them it is there but not usable.
+  if (check.status == Status::ok && ::geteuid() != 0) {
+    check.status = Status::limited;
+    check.meaning =
+        "installed, but --runtime runsc needs root; this caller can use only the "
+        "native back end";
+  }
   return check;
 }
 
@@ -187,13 +195,19 @@ Check check_kvm() {
   if (usable) {
     check.status = Status::ok;
     check.finding = "/dev/kvm usable (API " + std::to_string(api) + ")";
-    check.meaning = "runsc can use its KVM platform; the qemu VM tests can use acceleration";
+    // Opening it proves no VM can run (a nested guest may still fail): runsc's KVM platform is
+    // worth trying with --runsc-platform kvm, not promised.
+    check.meaning =
+        "runsc's KVM platform may work (--runsc-platform kvm; jail uses ptrace by default); the "
+        "qemu VM tests can use acceleration";
   } else {
     check.status = Status::missing;
     check.finding = !present     ? std::string("no /dev/kvm")
                     : error != 0 ? "/dev/kvm cannot be opened: " + errno_name(error)
                                  : "/dev/kvm answers API " + std::to_string(api);
-    check.meaning = "runsc falls back to systrap; the qemu VM tests run in software emulation";
+    check.meaning =
+        "runsc runs on its ptrace platform (jail's default); the qemu VM tests run "
+        "in software emulation";
   }
   return check;
 }
