@@ -220,4 +220,20 @@ TEST(Doctor, LeavesNothingBehind) {
   EXPECT_EQ(read_file("/proc/self/mountinfo"), mounts_before);
 }
 
+// --runtime runsc refuses callers other than root, so for them doctor does not call the gVisor
+// back end available, even with runsc installed.
+TEST(Doctor, RunscIsLimitedForACallerOtherThanRoot) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run doctor as uid 65534";
+  const nlohmann::json as_root = doctor_json();
+  if (!as_root["runsc"]["present"].get<bool>()) {
+    GTEST_FAIL() << "runsc is not installed; scripts/install-deps.sh installs the Debian package";
+  }
+  EXPECT_EQ(as_root["runsc"]["status"], "ok") << as_root["runsc"].dump();
+  const DoctorRun run = run_binary({"doctor", "--format", "json"}, kNobody);
+  if (run.exit_code == kExecFailed) GTEST_SKIP() << "uid 65534 cannot execute " << JAIL_BINARY;
+  const nlohmann::json as_nobody = nlohmann::json::parse(run.out);
+  EXPECT_EQ(as_nobody["runsc"]["status"], "limited") << as_nobody["runsc"].dump();
+  EXPECT_NE(as_nobody["runsc"]["meaning"].get<std::string>().find("needs root"), std::string::npos);
+}
+
 }  // namespace
