@@ -129,17 +129,12 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
       // runsc's own failures (it could not create or start the sandbox) exit 128, with its
       // message on stderr and in its log: a command not found or not executable is told apart
       // there, and answered as a native run answers it (127, 126).
-      if (const std::optional<int> err =
-              exec_errno_in_runsc_error(state.runsc->gate().take_written())) {
-        result.outcome = Outcome::setup_error;
-        result.error = describe_exec_failure(*err, state.context);
-        return result;
-      }
       result.outcome = Outcome::setup_error;
-      result.error =
-          SetupFailure{"runsc", 0,
-                       "runsc could not start the sandbox (exit 128); its own message is "
-                       "above on stderr"};
+      const std::optional<int> err = exec_errno_in_runsc_error(state.runsc->gate().take_written());
+      result.error = err ? describe_exec_failure(*err, state.context)
+                         : SetupFailure{"runsc", 0,
+                                        "runsc could not start the sandbox (exit 128); its own "
+                                        "message is above on stderr"};
       return result;
     }
     if (code > 128 && code < 128 + 65) {

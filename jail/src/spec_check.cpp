@@ -82,6 +82,14 @@ void check_mount(const Mount& mount, Problems& problems) {
 
 }  // namespace
 
+bool asks_for_root_ids(const Spec& spec) {
+  return (spec.uid && *spec.uid == 0) || (spec.gid && *spec.gid == 0);
+}
+
+bool jail_path_within(const std::string& path, const std::string& dir) {
+  return dir == "/" || path == dir || path.starts_with(dir + "/");
+}
+
 std::string normalize_jail_path(const std::string& path) {
   if (path.empty() || path.front() != '/') return {};
   std::string result;
@@ -116,6 +124,54 @@ void check_dry_run(const Spec& spec, Problems& problems) {
                       "be an overlay layer; bind a directory whose path has none ({})",
                       mount.source, mount.origin));
     }
+  }
+}
+
+// What the native runtime can do and runsc cannot, or not safely: refused before anything starts.
+void check_runsc(const Spec& spec, Problems& problems) {
+  // runsc, its gofer and its sentry are host tasks in the jail's cgroup: ~60 of them for a bare
+  // start here, 12-15 more for each process of the tool. Starved of them, gVisor does not always
+  // fail: a gofer that dies of it can leave the sandbox waiting for ever, so too small a limit is
+  // refused.
+  if (spec.limits.pids && *spec.limits.pids < kRunscMinPids) {
+    problems.push_back(fmt::format(
+        "--pids {} is too few for --runtime runsc: gVisor's own threads and processes count "
+        "against it (about 60 to start, 12-15 more for each process of the tool); give it at "
+        "least {}",
+        *spec.limits.pids, kRunscMinPids));
+  }
+  // Under gVisor the tool's ids are the host's for every file it reaches through a mount: runsc's
+  // gofer serves them as host root and the sentry checks the tool's uid and gid against their
+  // host owners. As uid or gid 0 the tool would own root's files in /usr, /etc/ssl/private and
+  // any --bind, which a native jail's tool (nobody on the host) cannot read.
+  if (asks_for_root_ids(spec)) {
+    problems.emplace_back(
+        "--uid 0 or --gid 0 with --runtime runsc: under gVisor the tool's ids are the host's for "
+        "the files it can reach, so it would read root's files (such as /etc/ssl/private); give "
+        "it another uid and gid, or use the native runtime");
+  }
+  // runsc is handed pipes, never the caller's terminal or a pty of jail's (it would chown it to
+  // nobody, see spawn_support.cpp): the tool cannot have a terminal there.
+  if (spec.stdio == Stdio::pty) {
+    problems.emplace_back(
+        "a terminal for the tool (--tty always, Stdio::pty) is not available with --runtime "
+        "runsc: its stdio is relayed through pipes; leave out --tty always, or use the native "
+        "runtime");
+  }
+  // gVisor's /dev is its own (its devices, /dev/shm, /dev/pts): a mount there would be dropped
+  // from the bundle without a word.
+  for (const Mount& mount : spec.mounts) {
+    if (jail_path_within(normalize_jail_path(mount.target), "/dev")) {
+      problems.push_back(
+          fmt::format("{}: with --runtime runsc nothing can be mounted under /dev (gVisor's "
+                      "/dev is its own); mount it elsewhere, or use the native runtime",
+                      mount.origin));
+    }
+  }
+  if (spec.lookups == LookupTrace::record) {
+    problems.emplace_back(
+        "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "
+        "to gVisor's kernel, not through jail's supervisor");
   }
 }
 
@@ -156,52 +212,7 @@ void check_spec(const Spec& spec) {
     }
   }
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);
-  // runsc, its gofer and its sentry are host tasks in the jail's cgroup: ~45 of them for a bare
-  // start here. Starved of them, gVisor does not always fail: a gofer that dies of it can leave
-  // the sandbox waiting for ever, so too small a limit is refused before anything starts.
-  if (spec.runtime == Runtime::runsc && spec.limits.pids && *spec.limits.pids < kRunscMinPids) {
-    problems.push_back(fmt::format(
-        "--pids {} is too few for --runtime runsc: gVisor's own threads and processes count "
-        "against it (about 45 to start); give it at least {}",
-        *spec.limits.pids, kRunscMinPids));
-  }
-  // Under gVisor the tool's ids are the host's for every file it reaches through a mount: runsc's
-  // gofer serves them as host root and the sentry checks the tool's uid and gid against their
-  // host owners. As uid or gid 0 the tool would own root's files in /usr, /etc/ssl/private and
-  // any --bind, which a native jail's tool (nobody on the host) cannot read.
-  if (spec.runtime == Runtime::runsc &&
-      ((spec.uid && *spec.uid == 0) || (spec.gid && *spec.gid == 0))) {
-    problems.emplace_back(
-        "--uid 0 or --gid 0 with --runtime runsc: under gVisor the tool's ids are the host's for "
-        "the files it can reach, so it would read root's files (such as /etc/ssl/private); give "
-        "it another uid and gid, or use the native runtime");
-  }
-  // runsc is handed pipes, never the caller's terminal or a pty of jail's (it would chown it to
-  // nobody, see spawn_support.cpp): the tool cannot have a terminal there.
-  if (spec.runtime == Runtime::runsc && spec.stdio == Stdio::pty) {
-    problems.emplace_back(
-        "a terminal for the tool (--tty always, Stdio::pty) is not available with --runtime "
-        "runsc: its stdio is relayed through pipes; leave out --tty always, or use the native "
-        "runtime");
-  }
-  // gVisor's /dev is its own (its devices, /dev/shm, /dev/pts): a mount there would be dropped
-  // from the bundle without a word, so it is refused instead.
-  if (spec.runtime == Runtime::runsc) {
-    for (const Mount& mount : spec.mounts) {
-      const std::string target = normalize_jail_path(mount.target);
-      if (target == "/dev" || target.starts_with("/dev/")) {
-        problems.push_back(
-            fmt::format("{}: with --runtime runsc nothing can be mounted under /dev (gVisor's "
-                        "/dev is its own); mount it elsewhere, or use the native runtime",
-                        mount.origin));
-      }
-    }
-  }
-  if (spec.lookups == LookupTrace::record && spec.runtime == Runtime::runsc) {
-    problems.emplace_back(
-        "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "
-        "to gVisor's kernel, not through jail's supervisor");
-  }
+  if (spec.runtime == Runtime::runsc) check_runsc(spec, problems);
   if (spec.lookups == LookupTrace::record && spec.policy == kNoPolicy &&
       spec.seccomp_mode == SeccompMode::enforce) {
     problems.emplace_back(

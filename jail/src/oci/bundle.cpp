@@ -43,7 +43,7 @@ std::unique_ptr<Layout> native_layout(const Spec& spec) {
 }
 
 bool under_dev(const std::string& target) {
-  return target == "/dev" || target.starts_with("/dev/");
+  return jail_path_within(target, "/dev");
 }
 
 nlohmann::json mount_json(const child::MountOp& op, const OpDescription& description) {
@@ -124,7 +124,7 @@ void make_bundle_directory(const fs::path& dir) {
     return;
   }
   throw Error(
-      "bundle", err == EEXIST ? EEXIST : err,
+      "bundle", err,
       err == EEXIST
           ? fmt::format("cannot write the bundle in {}: it exists and is not an empty "
                         "directory; give a new or empty one",

@@ -22,7 +22,7 @@ void check_exportable(const Spec& spec) {
   // The bundle has no user namespace (runsc makes its own; runc and crun would need an id
   // mapping the host may not have): its uid and gid are the host's, for every file the tool
   // reaches through a mount.
-  if ((spec.uid && *spec.uid == 0) || (spec.gid && *spec.gid == 0)) {
+  if (asks_for_root_ids(spec)) {
     refuse(
         "--uid 0 or --gid 0 in an OCI bundle would be the host's root for every file the "
         "tool reaches (the bundle has no user namespace); give another uid and gid");

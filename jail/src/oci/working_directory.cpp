@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "jail/error.hpp"
+#include "spec_check.hpp"
 
 namespace jail::oci {
 namespace {
@@ -42,8 +43,7 @@ class Resolver {
           op.kind == child::OpKind::file) {
         continue;  // in the root, not a mount
       }
-      const bool holds = target == "/" || path == target || path.starts_with(target + "/");
-      if (!holds || (!in_rootfs_.empty() && in_rootfs_[i])) continue;
+      if (!jail_path_within(path, target) || (!in_rootfs_.empty() && in_rootfs_[i])) continue;
       std::error_code error;
       if (op.kind == child::OpKind::bind && op.optional && !fs::exists(description.source, error))
         continue;  // left out, as the native run skips it

@@ -171,8 +171,8 @@ std::optional<int> parse_tool_exit_line(std::string_view line) {
 }
 
 void RunscDenialLog::on_line(std::string_view line) {
-  // The last such line is the tool's end: it is logged after the tool has gone, so no line the
-  // tool got into the log (a path it made up) can come after it.
+  // The last such line wins. The tool can get one of its own into the log (a path it made up is
+  // logged verbatim), so decide_result believes it only where runsc run's exit agrees.
   if (const std::optional<int> status = parse_tool_exit_line(line)) {
     tool_status_ = status;
     return;

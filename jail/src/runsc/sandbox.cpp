@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <span>
 #include <vector>
@@ -93,9 +93,9 @@ constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
   ::_exit(127);
 }
 
-// Runs a runsc command (its output is not wanted); true if it exited 0. One that has not ended
-// within `limit` is killed (false): the supervisor waits on it, and its own deadlines with it.
-bool run_quietly(Argv argv, std::chrono::milliseconds limit = std::chrono::hours(1)) {
+// Runs a runsc command (its output is not wanted); true if it exited 0. With a `limit`, one that
+// has not ended by then is killed (false): the supervisor waits on it, and its deadlines with it.
+bool run_quietly(Argv argv, std::optional<std::chrono::milliseconds> limit = std::nullopt) {
   static char* const envp[] = {const_cast<char*>("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nullptr};
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   const int stdio[3] = {devnull, devnull, devnull};
@@ -104,15 +104,15 @@ bool run_quietly(Argv argv, std::chrono::milliseconds limit = std::chrono::hours
   if (pid == 0) exec_prepared(args[0], args, envp, stdio);
   ::close(devnull);
   if (pid < 0) return false;
-  const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  pollfd ended{pidfd.get(), POLLIN, 0};
-  const int waited =
-      pidfd.valid()
-          ? ::poll(&ended, 1, static_cast<int>(std::min<long long>(limit.count(), 3'600'000)))
-          : 1;
-  if (waited == 0) {
-    jail::log().warn("runsc {} did not end within {} ms; killed", argv.words[3], limit.count());
-    ::kill(pid, SIGKILL);
+  int waited = 1;  // without a limit (or a pidfd), waitpid below waits as long as it takes
+  if (limit) {
+    const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    pollfd ended{pidfd.get(), POLLIN, 0};
+    if (pidfd.valid()) waited = ::poll(&ended, 1, static_cast<int>(limit->count()));
+    if (waited == 0) {
+      jail::log().warn("runsc {} did not end within {} ms; killed", argv.words[3], limit->count());
+      ::kill(pid, SIGKILL);
+    }
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -271,7 +271,6 @@ Process launch_runsc(const Spec& spec) {
   state->limits = spec.limits;
   state->forward_signals = spec.forward_signals;
   state->context.command = spec.argv.front();
-  state->context.cwd = spec.cwd;
   for (const std::string& entry : spec.env) {
     if (entry.starts_with("PATH=")) state->context.path = entry.substr(5);
   }
