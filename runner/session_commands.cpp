@@ -55,6 +55,27 @@ char kind_letter(dr::ChangeKind kind) {
   return '?';
 }
 
+// A path as printed: the tool chose these names, and a control character in one (an escape
+// sequence that moves the cursor up and erases a line) must not rewrite what the review shows.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+dr::Change for_display(dr::Change change) {
+  change.host_path = shown(change.host_path);
+  change.link_target = shown(change.link_target);
+  return change;
+}
+
 std::string describe(const dr::Change& change) {
   const std::string suffix = change.type == dr::EntryType::directory ? "/" : "";
   switch (change.kind) {
@@ -91,7 +112,7 @@ void print_stat(const std::vector<dr::Change>& changes, std::FILE* out) {
   std::size_t counts[4] = {};
   std::uint64_t added_bytes = 0, removed_bytes = 0;
   for (const dr::Change& change : changes) {
-    fmt::print(out, "  {} {}\n", kind_letter(change.kind), describe(change));
+    fmt::print(out, "  {} {}\n", kind_letter(change.kind), describe(for_display(change)));
     ++counts[static_cast<int>(change.kind)];
     if (change.kind != dr::ChangeKind::deleted && change.type == dr::EntryType::file)
       added_bytes += change.new_size;
@@ -136,37 +157,38 @@ void print_text_diff(const std::string& label, const std::string& old_path,
 
 void print_patch(const dr::Session& session, const std::vector<dr::Change>& changes) {
   for (const dr::Change& change : changes) {
-    const std::string label = change.host_path.substr(1);
+    const dr::Change display = for_display(change);
+    const std::string label = display.host_path.substr(1);
     const std::string new_path = dr::new_content_path(session, change);
     const bool old_file =
         change.kind != dr::ChangeKind::added && change.before.type == dr::EntryType::file;
     const bool new_file =
         change.kind != dr::ChangeKind::deleted && change.type == dr::EntryType::file;
     if (change.kind == dr::ChangeKind::mode_changed) {
-      fmt::print("mode {} {} -> {}\n", change.host_path, mode_text(change.old_mode),
+      fmt::print("mode {} {} -> {}\n", display.host_path, mode_text(change.old_mode),
                  mode_text(change.new_mode));
       continue;
     }
     if (change.type == dr::EntryType::symlink && change.kind != dr::ChangeKind::deleted) {
       fmt::print("{} symlink {} -> {}\n", change.kind == dr::ChangeKind::added ? "new" : "changed",
-                 change.host_path, change.link_target);
+                 display.host_path, display.link_target);
       continue;
     }
     if (!old_file && !new_file) {
       fmt::print(
           "{} {} {}\n", change.kind == dr::ChangeKind::deleted ? "deleted" : "new",
           to_string(change.kind == dr::ChangeKind::deleted ? change.before.type : change.type),
-          change.host_path);
+          display.host_path);
       continue;
     }
     if (looks_binary(old_file ? change.host_path : "") || looks_binary(new_file ? new_path : "")) {
-      fmt::print("Binary file {} {} ({} -> {})\n", change.host_path, to_string(change.kind),
+      fmt::print("Binary file {} {} ({} -> {})\n", display.host_path, to_string(change.kind),
                  human_size(old_file ? change.old_size : 0),
                  human_size(new_file ? change.new_size : 0));
       continue;
     }
     if (new_file && change.kind != dr::ChangeKind::added && change.old_mode != change.new_mode) {
-      fmt::print("mode {} {} -> {}\n", change.host_path, mode_text(change.old_mode),
+      fmt::print("mode {} {} -> {}\n", display.host_path, mode_text(change.old_mode),
                  mode_text(change.new_mode));
     }
     print_text_diff(label, old_file ? change.host_path : "/dev/null",

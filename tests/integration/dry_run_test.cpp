@@ -77,6 +77,10 @@ class DryRun : public CallerTest {
   void SetUp() override {
     project_ = cwd_ / "project";
     sessions_ = sessions_root_.path();
+    // The caller's own and no one else's, as jail requires of a session directory.
+    const uid_t owner = as_root() ? 0 : kNobodyUid;
+    ASSERT_EQ(::chown(sessions_.c_str(), owner, owner == 0 ? 0 : kNobodyGid), 0);
+    ASSERT_EQ(::chmod(sessions_.c_str(), 0700), 0);
     ASSERT_EQ(::mkdir(project_.c_str(), 0755), 0);
     ASSERT_EQ(::chown(project_.c_str(), kNobodyUid, kNobodyGid), 0);
     ASSERT_EQ(::mkdir((project_ + "/box").c_str(), 0755), 0);
@@ -283,6 +287,98 @@ TEST_P(DryRun, MaliciousChangeSetCannotWriteOutside) {
   const RunResult traversal = session_command({"commit", "../" + id});
   EXPECT_EQ(traversal.exit_code, 1) << describe(traversal);
   EXPECT_NE(traversal.err.find("is not a session id"), std::string::npos) << describe(traversal);
+}
+
+// A --bind inside the current directory (or one directory twice) gives the tool two layers over
+// the same files; a commit applied the current directory first and then wrote the bind's layer
+// through the symlink the tool had put in its place — anywhere on the host.
+TEST_P(DryRun, OverlappingWritableLayersAreRefused) {
+  TempDir outside;
+  ASSERT_EQ(::mkdir((project_ + "/build").c_str(), 0755), 0);
+  ASSERT_EQ(::chown((project_ + "/build").c_str(), kNobodyUid, kNobodyGid), 0);
+  RunOptions options;
+  options.cwd = project_;
+  const RunResult nested =
+      run({"--dry-run", "--session-dir", sessions_, "--bind", project_ + "/build:/out", "--", "sh",
+           "-c", "echo pwned > /out/target; rmdir build; ln -s " + outside.path() + " build"},
+          options);
+  EXPECT_EQ(nested.exit_code, 125) << describe(nested);
+  EXPECT_NE(nested.err.find("one is inside the other"), std::string::npos) << describe(nested);
+  EXPECT_TRUE(fs::is_empty(sessions_)) << "a refused dry run leaves no session";
+  EXPECT_TRUE(fs::is_empty(outside.path()));
+
+  // The root of a layer that is a symlink by the time of the commit is not written through.
+  options.cwd = cwd_.path();
+  const RunResult bound = run({"--dry-run", "--session-dir", sessions_, "--no-cwd", "--bind",
+                               project_ + "/build:/out", "--", "sh", "-c", "echo x > /out/f"},
+                              options);
+  ASSERT_EQ(bound.exit_code, 0) << describe(bound);
+  fs::rename(project_ + "/build", project_ + "/build.real");
+  fs::create_directory_symlink(outside.path(), project_ + "/build");
+  const RunResult commit = session_command({"commit", session_id(), "--force"});
+  EXPECT_EQ(commit.exit_code, 1) << describe(commit);
+  EXPECT_NE(commit.err.find("a symlink on the way"), std::string::npos) << describe(commit);
+  EXPECT_TRUE(fs::is_empty(outside.path())) << "written through the symlinked layer root";
+}
+
+// A mode change of a file with another name (a hard link from outside the project) changes only
+// the project's name, as the tool's copy-on-write layer did; and a set-uid or set-gid bit the
+// tool set is never committed: the commit's file would be the directory owner's (root's, here
+// as often), a root program the tool wrote.
+TEST_P(DryRun, CommitTouchesOnlyTheProjectsNameAndNoSetIdBit) {
+  TempDir store;
+  write_file(store.path() + "/blob", "shared\n", 0600);
+  ASSERT_EQ(::chown((store.path() + "/blob").c_str(), kNobodyUid, kNobodyGid), 0);
+  ASSERT_EQ(::link((store.path() + "/blob").c_str(), (project_ + "/link").c_str()), 0);
+  // The root caller's tool runs as nobody on the host and may create files in the project only
+  // if it owns it; a set-uid file of its own is what the policy would refuse, so no policy here.
+  RunOptions options;
+  options.cwd = project_;
+  const RunResult r = run({"--dry-run", "--session-dir", sessions_, "--policy", "none", "--", "sh",
+                           "-c", "chmod 666 link && cp /usr/bin/id evil && chmod 6755 evil"},
+                          options);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::string id = session_id();
+  const RunResult listed = session_command({"changes", id, "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << describe(listed);
+  for (const auto& change : nlohmann::json::parse(listed.out)) {
+    if (change.at("relative") == "evil") {
+      EXPECT_EQ(change.at("new").at("mode").get<std::string>(), "0755") << listed.out;
+    }
+  }
+  const RunResult commit = session_command({"commit", id});
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  struct stat evil {};
+  ASSERT_EQ(::lstat((project_ + "/evil").c_str(), &evil), 0);
+  EXPECT_EQ(evil.st_mode & 07777, 0755u) << "the set-id bits were committed";
+  struct stat blob {
+  }, link{};
+  ASSERT_EQ(::lstat((store.path() + "/blob").c_str(), &blob), 0);
+  ASSERT_EQ(::lstat((project_ + "/link").c_str(), &link), 0);
+  EXPECT_EQ(blob.st_mode & 07777, 0600u) << "the chmod reached the name outside the project";
+  EXPECT_EQ(link.st_mode & 07777, 0666u);
+  EXPECT_NE(blob.st_ino, link.st_ino);
+  EXPECT_EQ(read_file(project_ + "/link"), "shared\n");
+}
+
+// Sessions decide what a commit writes: one that someone else could change is refused, and the
+// names the tool chose are printed with their control characters escaped (an escape sequence
+// in one could erase the lines above it on a terminal).
+TEST_P(DryRun, SessionsAreTheCallersAloneAndNamesPrintSafely) {
+  ASSERT_EQ(
+      dry_run("echo hidden > .git-hook && touch \"$(printf 'x\\033[2K\\033[1Ay')\"").exit_code, 0);
+  const std::string id = session_id();
+  const RunResult stat = session_command({"changes", id, "--stat"});
+  ASSERT_EQ(stat.exit_code, 0) << describe(stat);
+  EXPECT_EQ(stat.out.find('\033'), std::string::npos) << describe(stat);
+  EXPECT_NE(stat.out.find("x\\x1b[2K\\x1b[1Ay"), std::string::npos) << describe(stat);
+
+  ASSERT_EQ(::chmod(sessions_.c_str(), 0777), 0);
+  const RunResult shared = session_command({"commit", id});
+  ASSERT_EQ(::chmod(sessions_.c_str(), 0700), 0);
+  EXPECT_EQ(shared.exit_code, 1) << describe(shared);
+  EXPECT_NE(shared.err.find("is writable by others"), std::string::npos) << describe(shared);
+  EXPECT_FALSE(fs::exists(project_ + "/.git-hook")) << "committed from a shared session dir";
 }
 
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {

@@ -27,6 +27,8 @@
 namespace jail::dry_run {
 namespace {
 
+constexpr mode_t kCommittableFileBits = 07777 & ~(S_ISUID | S_ISGID);
+
 std::string join(const std::string& dir, const std::string& name) {
   return dir.empty() ? name : dir + "/" + name;
 }
@@ -78,7 +80,7 @@ class Walker {
       : session_(session),
         layer_(layer),
         upper_root_(upper_dir(session, layer)),
-        lower_root_(open_directory(session.binds[layer].host_dir)),
+        lower_root_(open_layer_root_or_throw(session.binds[layer].host_dir)),
         out_(out) {}
 
   void walk(const std::string& relative, bool opaque) {
@@ -108,7 +110,10 @@ class Walker {
     after.exists = true;
     after.type = type_of(info.st_mode);
     after.size = static_cast<std::uint64_t>(info.st_size);
-    after.mode = info.st_mode & 07777;
+    // A commit never writes a set-uid or set-gid file: it makes new files the directory owner's
+    // (root's, often), and the tool's own set-uid bit — harmless on its unprivileged uid inside
+    // the jail — would then make a root program of whatever it wrote. Listed as committed.
+    after.mode = info.st_mode & (S_ISREG(info.st_mode) ? kCommittableFileBits : 07777);
 
     if (S_ISCHR(info.st_mode) && info.st_rdev == makedev(0, 0)) {
       if (before.exists) record(path, ChangeKind::deleted, before, {});
@@ -121,7 +126,7 @@ class Walker {
     } else if (after.type == EntryType::file) {
       if (before.size != after.size || !same_content(lower, name, upper_path)) {
         record(path, ChangeKind::modified, before, after);
-      } else if (before.mode != after.mode) {
+      } else if ((before.mode & kCommittableFileBits) != after.mode) {
         record(path, ChangeKind::mode_changed, before, after);
       }
     } else if (after.type == EntryType::symlink) {

@@ -131,7 +131,7 @@ class Applier {
   }
 
   void apply(const Change& change) {
-    const UniqueFd root = open_directory(session_.binds.at(change.layer).host_dir);
+    const UniqueFd root = open_layer_root_or_throw(session_.binds.at(change.layer).host_dir);
     const Leaf leaf = open_leaf(root.get(), change.relative, change.host_path);
     const int parent = leaf.parent.get();
     const char* name = leaf.name.c_str();
@@ -139,6 +139,19 @@ class Applier {
     const bool exists = ::fstatat(parent, name, &current, AT_SYMLINK_NOFOLLOW) == 0;
 
     Step step{change.layer, change.relative, change.host_path, {}, {}, {}};
+    // A file with other names (a hard link, perhaps from outside the bound directory, as
+    // package stores and `cp -al` trees make) is not chmodded in place, which would change
+    // every name: the tool's copy-on-write layer broke the link, and so does the commit.
+    const bool shared_file = exists && S_ISREG(current.st_mode) && current.st_nlink > 1;
+    if (change.kind == ChangeKind::mode_changed && shared_file) {
+      step.backup = std::to_string(steps_.size());
+      copy_at(parent, leaf.name, backups_fd_.get(), *step.backup);
+      steps_.push_back(step);
+      const UniqueFd content(::openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      if (!content.valid()) fail("open", change);
+      replace_file_at(parent, leaf.name, content.get(), change.new_mode, &current);
+      return;
+    }
     if (change.kind == ChangeKind::mode_changed && exists && !S_ISLNK(current.st_mode)) {
       step.old_mode = current.st_mode & 07777;
       steps_.push_back(step);

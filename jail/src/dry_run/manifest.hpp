@@ -25,6 +25,11 @@ struct Manifest {
 [[nodiscard]] Manifest read_manifest(const std::string& session_dir);
 void write_manifest(const Manifest& manifest);
 
+// Throws unless `dir` is a directory (not a link) of the caller's own that no one else may
+// write to. A session says which host directories a commit writes, as the caller: anyone who
+// could swap one in could have root write where they choose.
+void check_private(const std::string& dir);
+
 // <session dir>/layers/<n>/upper and …/work.
 [[nodiscard]] std::string upper_dir(const Session& session, std::size_t layer);
 [[nodiscard]] std::string work_dir(const Session& session, std::size_t layer);

@@ -81,6 +81,24 @@ void record_tree(const std::string& root, std::size_t layer, Baseline& out) {
   }
 }
 
+// Two writable layers over one tree (a --bind inside the current directory, or the same directory
+// bound twice) let the tool change the same files through both, and a commit would apply one
+// layer through what the other made of the tree — into a symlink the tool planted there.
+void check_layers_apart(const Session& session, const std::vector<std::string>& origins) {
+  for (std::size_t i = 0; i < session.binds.size(); ++i) {
+    for (std::size_t j = i + 1; j < session.binds.size(); ++j) {
+      const fs::path a = session.binds[i].host_dir;
+      const fs::path b = session.binds[j].host_dir;
+      if (!within(a, b) && !within(b, a)) continue;
+      throw Error("dry_run", EINVAL,
+                  fmt::format("cannot dry-run {} ({}) and {} ({}) together: one is inside the "
+                              "other, so the tool could change the same files through both; "
+                              "make one of them --ro-bind, or bind a directory beside the other",
+                              a.string(), origins[i], b.string(), origins[j]));
+    }
+  }
+}
+
 bool same_stat(const HostState& a, const HostState& b) {
   return a.exists == b.exists && a.type == b.type && a.size == b.size && a.mode == b.mode &&
          a.mtime_ns == b.mtime_ns;
@@ -115,6 +133,7 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   session.spec_digest = spec_digest(spec);
   session.created = std::time(nullptr);
   session.state = "pending";
+  std::vector<std::string> origins;  // what asked for each layer, for messages
   for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
     if (spec.mounts[i].kind != MountKind::bind) continue;
     const std::string host_dir = fs::weakly_canonical(spec.mounts[i].source).string();
@@ -128,8 +147,11 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
     recorder->layers_[i] = Layer{host_dir, upper_dir(session, session.binds.size()),
                                  work_dir(session, session.binds.size())};
     session.binds.push_back({host_dir, spec.mounts[i].target});
+    origins.push_back(spec.mounts[i].origin);
   }
+  check_layers_apart(session, origins);
   make_private_dirs(sessions);
+  check_private(sessions.string());  // it may have been there already
   make_private_dir(session.dir);
   make_private_dir(session.dir + "/layers");
   for (std::size_t layer = 0; layer < session.binds.size(); ++layer) {
@@ -178,7 +200,7 @@ DryRunSession Recorder::finish() noexcept {
       HostState before = start == start_.end() ? HostState{} : start->second;
       if (before.exists) {
         // Hashed now, and kept only if the file is still as it was when the run began.
-        const UniqueFd root = open_directory(session.binds[change.layer].host_dir);
+        const UniqueFd root = open_layer_root_or_throw(session.binds[change.layer].host_dir);
         const Leaf leaf = open_leaf(root.get(), change.relative, change.host_path);
         const HostState now = state_at(leaf.parent.get(), leaf.name, true);
         if (same_stat(now, before)) before = now;

@@ -34,6 +34,24 @@ void check_id(const std::string& id) {
 
 }  // namespace
 
+void check_private(const std::string& dir) {
+  struct stat info {};
+  if (::lstat(dir.c_str(), &info) != 0) {
+    throw Error("dry_run", errno, fmt::format("cannot stat {}: {}", dir, std::strerror(errno)));
+  }
+  const char* wrong = !S_ISDIR(info.st_mode)                 ? "is not a directory"
+                      : info.st_uid != ::geteuid()           ? "belongs to another user"
+                      : (info.st_mode & (S_IWGRP | S_IWOTH)) ? "is writable by others"
+                                                             : nullptr;
+  if (wrong != nullptr) {
+    throw Error("dry_run", EPERM,
+                fmt::format("{} {}: dry-run sessions must be the caller's alone (whoever can "
+                            "change one chooses what `jail commit` writes); use a --session-dir "
+                            "of your own, mode 0700",
+                            dir, wrong));
+  }
+}
+
 std::string default_sessions_dir() {
   const char* state = std::getenv("XDG_STATE_HOME");
   if (state != nullptr && state[0] == '/') return std::string(state) + "/jail/sessions";
@@ -54,6 +72,8 @@ Session open_session(const std::string& sessions_dir, const std::string& id) {
     throw Error("dry_run", ENOENT,
                 fmt::format("no session {} in {}; `jail sessions` lists them", id, sessions_dir));
   }
+  check_private(sessions_dir);
+  check_private(dir);
   Manifest manifest = read_manifest(dir);
   if (manifest.session.id != id) {
     throw Error(

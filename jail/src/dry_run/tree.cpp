@@ -73,6 +73,25 @@ UniqueFd open_directory(const std::string& path) {
   return fd;
 }
 
+UniqueFd open_layer_root(const std::string& host_dir) {
+  open_how how{};
+  how.flags = static_cast<std::uint64_t>(O_PATH | O_DIRECTORY | O_CLOEXEC);
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;  // the last component too: ELOOP
+  return UniqueFd(
+      static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, host_dir.c_str(), &how, sizeof how)));
+}
+
+UniqueFd open_layer_root_or_throw(const std::string& host_dir) {
+  UniqueFd fd = open_layer_root(host_dir);
+  if (fd.valid()) return fd;
+  const int err = errno;
+  throw Error("dry_run", err,
+              fmt::format("cannot open the directory {}: {}{}", host_dir, std::strerror(err),
+                          err == ELOOP ? " (a symlink on the way now, where the dry run recorded "
+                                         "a directory: jail never writes through one)"
+                                       : ""));
+}
+
 UniqueFd open_beneath(int root, const std::string& relative, int flags) {
   open_how how{};
   how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC | O_NOFOLLOW);

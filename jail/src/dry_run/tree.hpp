@@ -16,6 +16,13 @@ namespace jail::dry_run {
 // An O_PATH|O_DIRECTORY fd of an absolute host directory; throws jail::Error.
 [[nodiscard]] UniqueFd open_directory(const std::string& path);
 
+// An O_PATH|O_DIRECTORY fd of the host directory a dry-run layer was made of, reached with no
+// symlink anywhere on the path: it was recorded canonical, so a link on the way now is the
+// tree changed since (perhaps by another layer's commit) and nothing may be written through it.
+// Returns an invalid fd with errno set (ELOOP for a symlink); open_layer_root_or_throw says so.
+[[nodiscard]] UniqueFd open_layer_root(const std::string& host_dir);
+[[nodiscard]] UniqueFd open_layer_root_or_throw(const std::string& host_dir);
+
 // Opens `relative` below `root` with RESOLVE_BENEATH and no symlinks anywhere in the path.
 // Returns an invalid fd with errno set on failure (ENOENT, ELOOP for a symlink, EXDEV).
 [[nodiscard]] UniqueFd open_beneath(int root, const std::string& relative, int flags);

@@ -57,8 +57,7 @@ bool differs(const HostState& recorded, const HostState& now) {
 
 std::optional<HostState> current_state(const Session& session, std::size_t layer,
                                        const std::string& relative) {
-  const UniqueFd root(
-      ::open(session.binds.at(layer).host_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd root = open_layer_root(session.binds.at(layer).host_dir);
   if (!root.valid()) return std::nullopt;
   try {
     const Leaf leaf = open_leaf(root.get(), relative, relative);
@@ -117,7 +116,7 @@ std::vector<std::string> roll_back(const Session& session, const std::vector<Ste
   const UniqueFd backups(::open(backups_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
     try {
-      const UniqueFd root = open_directory(session.binds.at(step->layer).host_dir);
+      const UniqueFd root = open_layer_root_or_throw(session.binds.at(step->layer).host_dir);
       const Leaf leaf = open_leaf(root.get(), step->relative, step->host_path);
       if (step->old_mode) {
         if (::fchmodat(leaf.parent.get(), leaf.name.c_str(), *step->old_mode,
