@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -379,6 +380,40 @@ TEST_P(DryRun, SessionsAreTheCallersAloneAndNamesPrintSafely) {
   EXPECT_EQ(shared.exit_code, 1) << describe(shared);
   EXPECT_NE(shared.err.find("is writable by others"), std::string::npos) << describe(shared);
   EXPECT_FALSE(fs::exists(project_ + "/.git-hook")) << "committed from a shared session dir";
+}
+
+// A commit killed midway leaves the backups of what it replaced in the session's undo/: the next
+// commit must not clear them (they are the only copy), and two commits of one session never run
+// at once (each would back up what the other had written).
+TEST_P(DryRun, AnInterruptedCommitsBackupsAreKeptAndCommitsDoNotOverlap) {
+  ASSERT_EQ(dry_run("echo new > a.txt").exit_code, 0);
+  const std::string id = session_id();
+  const std::string session = sessions_ + "/" + id;
+  const uid_t owner = as_root() ? 0 : kNobodyUid;
+
+  {
+    // Another commit holds the session.
+    const int fd = ::open(session.c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+    const RunResult busy = session_command({"commit", id});
+    ::close(fd);
+    EXPECT_EQ(busy.exit_code, 1) << describe(busy);
+    EXPECT_NE(busy.err.find("is running"), std::string::npos) << describe(busy);
+    EXPECT_EQ(read_file(project_ + "/a.txt"), "line1\nline2\n");
+  }
+
+  // What a commit killed after backing up a.txt leaves.
+  ASSERT_EQ(::mkdir((session + "/undo").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((session + "/undo/backups").c_str(), 0700), 0);
+  write_file(session + "/undo/backups/0", "the only copy\n");
+  for (const char* path : {"/undo", "/undo/backups", "/undo/backups/0"})
+    ASSERT_EQ(::chown((session + path).c_str(), owner, owner == 0 ? 0 : kNobodyGid), 0);
+  const RunResult again = session_command({"commit", id});
+  EXPECT_EQ(again.exit_code, 1) << describe(again);
+  EXPECT_NE(again.err.find("did not finish"), std::string::npos) << describe(again);
+  EXPECT_EQ(read_file(session + "/undo/backups/0"), "the only copy\n");
+  EXPECT_EQ(read_file(project_ + "/a.txt"), "line1\nline2\n");
 }
 
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {

@@ -6,6 +6,7 @@
 // bound directory without following a symlink. What was there before is copied to the session's
 // undo/backups first, so a failure midway rolls back and `jail undo` can restore it later.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,11 +117,35 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
   }
 }
 
+// One commit or undo of a session at a time: two at once each backed up what the other had
+// already written, and one's clean-up removed the other's backups.
+UniqueFd lock_session(const Session& session) {
+  UniqueFd fd(::open(session.dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    throw Error("dry_run", err,
+                err == EWOULDBLOCK
+                    ? fmt::format("another `jail commit` or `jail undo` of session {} is running; "
+                                  "wait for it",
+                                  session.id)
+                    : fmt::format("cannot open {}: {}", session.dir, std::strerror(err)));
+  }
+  return fd;
+}
+
 class Applier {
  public:
   explicit Applier(const Session& session)
       : session_(session), backups_(undo_dir(session) + "/backups") {
-    fs::remove_all(undo_dir(session));
+    // Backups left by a commit that was killed midway are the only copy of what it replaced:
+    // never cleared to make room for another.
+    if (std::error_code error; fs::exists(fs::symlink_status(undo_dir(session), error))) {
+      throw Error("dry_run", EEXIST,
+                  fmt::format("an earlier commit of session {} did not finish; what it replaced "
+                              "is kept in {} (record.json, if there, says where each came from). "
+                              "Put back what you need, remove that directory, then commit again",
+                              session.id, undo_dir(session)));
+    }
     for (const std::string& dir : {undo_dir(session), backups_}) {
       if (::mkdir(dir.c_str(), 0700) != 0) {
         throw Error("dry_run", errno,
@@ -225,6 +250,7 @@ class Applier {
 }  // namespace
 
 CommitReport commit(const Session& session, const CommitOptions& options) {
+  const UniqueFd lock = lock_session(session);
   Manifest manifest = read_manifest(session.dir);
   if (!manifest.finished) {
     throw Error("dry_run", EBUSY,
@@ -271,6 +297,7 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
 }
 
 void undo(const Session& session, bool force) {
+  const UniqueFd lock = lock_session(session);
   Manifest manifest = read_manifest(session.dir);
   if (manifest.session.state != "committed") {
     throw Error("dry_run", EINVAL,
