@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "oci_conditions.hpp"
 #include "parser.hpp"
 #include "policy/constants.hpp"
 #include "policy/policy.hpp"
@@ -289,16 +290,20 @@ class Loader {
     return ok ? std::optional(std::move(c)) : std::nullopt;
   }
 
-  // The kernel reads some arguments as 32-bit ints; compare only what it reads.
-  static void narrow(Condition& c, int nr) {
+  // The kernel reads some arguments as 32-bit ints; compare only what it reads. Returns why a
+  // comparison would mean something else cut to 32 bits (then nothing is narrowed).
+  static std::string narrow(Condition& c, int nr) {
     if (c.kind != Condition::Kind::compare) {
-      for (auto& op : c.operands) narrow(op, nr);
-      return;
+      for (auto& op : c.operands) {
+        if (std::string why = narrow(op, nr); !why.empty()) return why;
+      }
+      return {};
     }
-    if (is_32bit_argument(nr, c.arg)) {
-      c.mask &= 0xffffffffULL;
-      c.value &= 0xffffffffULL;
-    }
+    if (!is_32bit_argument(nr, c.arg)) return {};
+    if (std::string why = detail::why_not_32_bits(c.op, c.value); !why.empty()) return why;
+    c.mask &= 0xffffffffULL;
+    c.value &= 0xffffffffULL;
+    return {};
   }
 
   void lower_rule(const Statement& st, const std::string& file, const std::string& line) {
@@ -324,7 +329,12 @@ class Loader {
       r.syscall = *nr;
       r.action = *action;
       r.condition = cond;
-      if (r.condition) narrow(*r.condition, *nr);
+      if (r.condition) {
+        if (std::string why = narrow(*r.condition, *nr); !why.empty()) {
+          error(at(name.column), "a condition on " + name.name + ": " + why, line);
+          continue;
+        }
+      }
       r.condition_text = st.condition_text;
       r.where = at(name.column);
       policy_.rules.push_back(std::move(r));

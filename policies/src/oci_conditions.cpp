@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
 
 namespace jail::policy::detail {
@@ -395,7 +396,9 @@ std::optional<OciOp> parse_oci_op(std::string_view name) {
 ArgCmp from_oci(int arg, OciOp op, std::uint64_t value, std::uint64_t value_two) {
   switch (op) {
     case OciOp::masked_eq:
-      return ArgCmp{arg, value, CmpOp::eq, value_two};
+      // libseccomp masks the datum too: (arg & value) == (value_two & value). Bits of value_two
+      // outside the mask are dropped there, not a condition that never holds.
+      return ArgCmp{arg, value, CmpOp::eq, value_two & value};
     case OciOp::ne:
       return ArgCmp{arg, kAll, CmpOp::ne, value};
     case OciOp::lt:
@@ -528,6 +531,22 @@ ArgCmp narrowed_to_32_bits(ArgCmp c) {
   c.mask &= 0xffffffffULL;
   c.value &= 0xffffffffULL;
   return c;
+}
+
+std::string why_not_32_bits(CmpOp op, std::uint64_t value) {
+  const std::uint64_t high = value >> 32;
+  const bool equality = op == CmpOp::eq || op == CmpOp::ne;
+  if (high == 0 || (equality && high == 0xffffffffULL)) return {};
+  auto hex = [](std::uint64_t v) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
+    return std::string(text);
+  };
+  const std::string op_text(to_string(op));
+  return "the kernel reads this argument as a 32-bit int, and " + op_text + " " + hex(value) +
+         " does not fit in one: cut to its low 32 bits it would read " + op_text + " " +
+         hex(value & 0xffffffffULL) + ", another condition; write a value within 0..0xffffffff" +
+         (equality ? " (or a negative one, which is sign-extended)" : "");
 }
 
 }  // namespace jail::policy::detail

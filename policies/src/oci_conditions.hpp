@@ -69,4 +69,9 @@ class InexpressibleCondition : public std::runtime_error {
 [[nodiscard]] Condition to_condition(const ArgCmp& c);
 [[nodiscard]] ArgCmp narrowed_to_32_bits(ArgCmp c);
 
+// Why `op value` on an argument the kernel reads as a 32-bit int cannot be cut to the low 32
+// bits without changing what it means (an ordering bound above 0xffffffff, or an equality
+// value that is neither a 32-bit one nor one sign-extended from it), or empty when it can.
+[[nodiscard]] std::string why_not_32_bits(CmpOp op, std::uint64_t value);
+
 }  // namespace jail::policy::detail

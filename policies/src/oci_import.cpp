@@ -68,9 +68,40 @@ class Importer {
     throw ImportError(source_ + ": " + where + ": " + message);
   }
 
+  // Every string of the profile ends up in the policy's text, most in comments: a line break in
+  // one (an architecture's name, a comment) would start a line of its own — a rule — in the
+  // output. Control characters are written as \xNN, but for an entry's line breaks.
+  static void scrub(json& j, bool is_comment = false) {
+    if (j.is_string()) {
+      std::string out;
+      for (const char c : j.get_ref<const std::string&>()) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 || byte == 0x7f) && !(is_comment && c == '\n')) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
+        } else {
+          out += c;
+        }
+      }
+      j = out;
+    } else if (j.is_object()) {
+      // An entry's comment keeps its line breaks: write() makes each line a comment line.
+      for (auto it = j.begin(); it != j.end(); ++it) scrub(it.value(), it.key() == "comment");
+    } else if (j.is_array()) {
+      for (auto& element : j) scrub(element);
+    }
+  }
+
+  static std::string one_line(std::string text) {
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+  }
+
   json parse() const {
     try {
-      return json::parse(text_);
+      json document = json::parse(text_);
+      scrub(document);
+      return document;
     } catch (const json::parse_error& e) {
       // e.byte is 1-based; the line and column come from the text, so the caret lines up.
       std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text_.size());
@@ -330,7 +361,7 @@ class Importer {
       if (auto why = left_out(e, entry.resolved)) {
         // The comment stays with the entry it explains, even when the entry drops out.
         left_out_.push_back(where + " (" + join(entry.names, " ") + "): " + *why +
-                            (entry.comment.empty() ? "" : " — " + entry.comment));
+                            (entry.comment.empty() ? "" : " — " + one_line(entry.comment)));
         continue;
       }
       entries_.push_back(std::move(entry));
@@ -359,6 +390,12 @@ class Importer {
           if (std::find(not_native_.begin(), not_native_.end(), name) == not_native_.end())
             not_native_.push_back(name);
           continue;
+        }
+        for (const auto& a : entries_[i].args) {
+          if (!is_32bit_argument(*nr, a.arg)) continue;
+          if (std::string why = d::why_not_32_bits(a.op, a.value); !why.empty())
+            fail("syscalls[" + std::to_string(entries_[i].index) + "]",
+                 "args index " + std::to_string(a.arg) + " of " + name + ": " + why);
         }
         if (entries_[i].action == default_) {
           same_as_default_[i].push_back(name);

@@ -378,6 +378,56 @@ TEST(OciImport, RefusesWhatHasNoDefinedMeaning) {
             std::string::npos);
 }
 
+// Three ways a profile or policy said one thing and meant another. A bound above 0xffffffff on
+// an argument the kernel reads as a 32-bit int was cut to its low half (`>= 2^32` on socket's
+// domain became `>= 0`: every socket call denied); it is refused, in a policy and in an import,
+// while a negative equality value (sign-extended) still narrows. A line break in any string of
+// a profile became a line — a rule — of the imported policy. And a MASKED_EQ whose valueTwo has
+// bits outside the mask reads as libseccomp reads it, with those bits dropped.
+TEST(OciImport, NothingChangesMeaningOnTheWayIn) {
+  const LoadResult cut =
+      try_parse_policy("default allow\nerrno EACCES socket if arg0 >= 0x100000000\n", "cut.policy");
+  ASSERT_FALSE(cut.policy.has_value());
+  ASSERT_FALSE(cut.diagnostics.empty());
+  EXPECT_NE(cut.diagnostics.back().message.find("does not fit in one"), std::string::npos)
+      << cut.diagnostics.back().message;
+  const LoadResult negative =
+      try_parse_policy("default allow\nerrno EACCES openat if arg0 == -100\n", "neg.policy");
+  ASSERT_TRUE(negative.policy.has_value());
+  EXPECT_EQ(decide(*negative.policy, 257, {0xffffff9cULL, 0, 0, 0, 0, 0}).action.errno_value,
+            EACCES);
+
+  try {
+    (void)import_json(json::parse(R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+        {"names": ["socket"], "action": "SCMP_ACT_ERRNO",
+         "args": [{"index": 0, "value": 4294967296, "op": "SCMP_CMP_GE"}]}]})"),
+                      "cut.json");
+    ADD_FAILURE() << "a 64-bit bound on a 32-bit argument was imported";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("syscalls[0]: args index 0 of socket"), std::string::npos)
+        << e.what();
+  }
+
+  const json injected = json::parse(R"({"defaultAction": "SCMP_ACT_ERRNO",
+      "architectures": ["SCMP_ARCH_X86_64", "A\nallow\tptrace\n#"],
+      "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW"},
+        {"names": ["s390_runtime_instr"], "action": "SCMP_ACT_ALLOW",
+         "includes": {"arches": ["s390x"]}, "comment": "x\nallow\tprocess_vm_writev\n#"},
+        {"names": ["b\nallow\tkill\n#"], "action": "SCMP_ACT_ALLOW"}]})");
+  const Policy quiet = import_json(injected, "injected.json");
+  for (const int nr : {101, 311, 62}) {  // ptrace, process_vm_writev, kill
+    EXPECT_EQ(decide(quiet, nr, {}).action.kind, ActionKind::errno_code) << nr;
+  }
+
+  const Policy masked = import_json(json::parse(R"({"defaultAction": "SCMP_ACT_ALLOW",
+      "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ERRNO", "errnoRet": 13,
+      "args": [{"index": 2, "value": 255, "valueTwo": 257, "op": "SCMP_CMP_MASKED_EQ"}]}]})"),
+                                    "masked.json");
+  EXPECT_EQ(decide(masked, 0, {0, 0, 0x101, 0, 0, 0}).action.errno_value, EACCES);
+  EXPECT_EQ(decide(masked, 0, {0, 0, 0x1, 0, 0, 0}).action.errno_value, EACCES);
+  EXPECT_EQ(decide(masked, 0, {0, 0, 0x2, 0, 0, 0}).action.kind, ActionKind::allow);
+}
+
 TEST(OciRoundTrip, ImportExportImportKeepsEveryDecision) {
   for (const std::string& path : {fixture("docker-default.json"), fixture("podman-default.json"),
                                   sample("oci_commented.json"), sample("oci_config.json")}) {
