@@ -15,5 +15,7 @@ namespace jail::runner {
 // Appends the record to `path` with one write under an exclusive lock; concurrent runs never
 // tear or lose a line. Returns false (and logs why) when the file cannot be written.
 bool append_audit_record(const std::string& path, const Spec& spec, const Result& result);
+// The same to a log jail opened before the run (O_APPEND); `path` names it in messages.
+bool append_audit_record(int fd, const std::string& path, const Spec& spec, const Result& result);
 
 }  // namespace jail::runner

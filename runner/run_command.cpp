@@ -50,11 +50,14 @@ void print_timings(const Result& result) {
 
 }  // namespace
 
-void write_status(const RunOptions& run, const Result& result) {
+void write_status(const RunOptions& run, const Result& result, int status_file_fd) {
   const std::string json = to_json(result) + "\n";
   if (run.status_fd) write_all(*run.status_fd, json);
-  if (run.status_file) {
-    const int fd = ::open(run.status_file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (status_file_fd >= 0) {
+    write_all(status_file_fd, json);
+  } else if (run.status_file) {
+    const int fd = ::open(run.status_file->c_str(),
+                          O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
       spdlog::error("cannot write --status-file {}: {}", *run.status_file, std::strerror(errno));
       return;
@@ -92,6 +95,21 @@ void log_result(const Result& result) {
 }
 
 namespace {
+
+// An fd for --status-file or --audit-log, or -1 (after saying why) when it cannot be opened.
+int open_report_file(const std::optional<std::string>& path, const char* flag, int mode_flag,
+                     mode_t permissions) {
+  if (!path) return -1;
+  const int fd =
+      ::open(path->c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | mode_flag, permissions);
+  if (fd < 0) {
+    const int err = errno;
+    spdlog::error(
+        "cannot open {} {}: {}{}; nothing was run", flag, *path, std::strerror(err),
+        err == ELOOP ? " (it is a symlink: jail never writes its reports through one)" : "");
+  }
+  return fd;
+}
 
 // A bad flag still leaves a status for a caller that asked for one: it reads the same JSON shape
 // whether jail failed on its flags or in the jail.
@@ -133,13 +151,28 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
     return kUsageExit;
   }
 
+  // The files jail reports to are opened before the tool runs, never through a symlink: opened
+  // afterwards, a link the tool had put at that path (in a directory bound writable) had root
+  // write the status or the audit record over any file it pointed to.
+  const int status_file = open_report_file(run.status_file, "--status-file", O_TRUNC, 0644);
+  const int audit_file = open_report_file(run.audit_log, "--audit-log", O_APPEND, 0600);
+  if ((run.status_file && status_file < 0) || (run.audit_log && audit_file < 0)) {
+    if (status_file >= 0) ::close(status_file);
+    if (audit_file >= 0) ::close(audit_file);
+    return kUsageExit;  // 125, jail's own failure: nothing ran
+  }
+
   block_forwarded_signals();
   const Result result = jail::run(run.spec);
   log_result(result);
   if (run.spec.trace_timing) print_timings(result);
   if (result.dry_run && !run.log.quiet) print_dry_run_summary(*result.dry_run);
-  write_status(run, result);
-  if (run.audit_log) append_audit_record(*run.audit_log, run.spec, result);
+  write_status(run, result, status_file);
+  if (status_file >= 0) ::close(status_file);
+  if (audit_file >= 0) {
+    append_audit_record(audit_file, *run.audit_log, run.spec, result);
+    ::close(audit_file);
+  }
   return exit_code_for(result);
 }
 

@@ -2,7 +2,10 @@
 // separate fields for outcome, exit code, signal and error.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
 #include <unistd.h>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -172,6 +175,32 @@ TEST_P(Status, StatusNeverOnStdout) {
   json s = run_with_status_file({"sh", "-c", "echo tool-output"}, r);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "tool-output\n") << describe(r);
+}
+
+// The report files are opened before the tool runs and never through a symlink: a tool that
+// could write their directory put links there, and jail (as root) then wrote the status over the
+// file one pointed to and created the audit log where the other did.
+TEST_P(Status, ReportFilesAreNeverWrittenThroughTheToolsLinks) {
+  const std::string out = cwd_.path() + "/out";
+  ASSERT_EQ(::mkdir(out.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(out.c_str(), 0777), 0);
+  const std::string victim = cwd_.path() + "/victim";
+  write_file(victim, "keep\n");
+  const RunResult r =
+      run({"--no-cwd", "--bind", out + ":/out", "--status-file", out + "/status.json",
+           "--audit-log", out + "/audit.log", "--", "sh", "-c",
+           "rm -f /out/status.json /out/audit.log; ln -s " + victim + " /out/status.json; ln -s " +
+               victim + "2 /out/audit.log"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(read_file(victim), "keep\n") << "the status went through the tool's symlink";
+  EXPECT_FALSE(std::filesystem::exists(victim + "2")) << "the audit log followed a symlink";
+
+  // A report path that is a symlink already: refused before anything runs.
+  const RunResult linked = run({"--no-cwd", "--status-file", out + "/status.json", "--", "true"});
+  EXPECT_EQ(linked.exit_code, 125) << describe(linked);
+  EXPECT_NE(linked.err.find("never writes its reports through one"), std::string::npos)
+      << describe(linked);
+  EXPECT_EQ(read_file(victim), "keep\n");
 }
 
 JAIL_INSTANTIATE_FOR_CALLERS(Status);
