@@ -70,14 +70,23 @@ void define_flags(CLI::App& app, RawFlags& f) {
       ->capture_default_str();
   app.add_option("--tmpfs-size", f.tmpfs_size, "size of /tmp (default 256M)");
   app.add_option("--memory", f.memory, "memory of the whole jail, e.g. 512M (swap off)");
-  app.add_option("--pids", f.pids, "processes and threads of the whole jail");
+  // CLI11 reads "-1" into an unsigned as its wrap-around (2^64-1, or 6 from -2^64+6): a
+  // negative count is refused instead.
+  const CLI::Validator not_negative(
+      [](std::string& text) {
+        return !text.empty() && text.front() == '-' ? std::string("a count cannot be negative")
+                                                    : std::string();
+      },
+      "", "not negative");
+  app.add_option("--pids", f.pids, "processes and threads of the whole jail")->check(not_negative);
   app.add_option("--cpus", f.cpus, "CPU bandwidth in cores, e.g. 0.5");
   app.add_option("--timeout", f.timeout, "wall-clock limit, e.g. 30s (SIGTERM, then SIGKILL)");
   app.add_option("--kill-grace", f.kill_grace, "time between SIGTERM and SIGKILL (default 2s)");
   app.add_option("--cpu-time", f.cpu_time, "CPU time per process, e.g. 10s (RLIMIT_CPU)");
   app.add_option("--max-file-size", f.max_file_size,
                  "largest file the tool may write (RLIMIT_FSIZE)");
-  app.add_option("--max-open-files", f.max_open_files, "open files per process (RLIMIT_NOFILE)");
+  app.add_option("--max-open-files", f.max_open_files, "open files per process (RLIMIT_NOFILE)")
+      ->check(not_negative);
   one_each(app.add_option("--rlimit", f.rlimits, "NAME=VALUE or NAME=SOFT:HARD, e.g. nproc=64"));
   app.add_option("--cgroup-parent", f.cgroup_parent,
                  "create the jail's cgroup under this cgroup path");
@@ -176,6 +185,16 @@ void add_cwd(Spec& spec, const RawFlags& f) {
   std::error_code error;
   const std::string here = std::filesystem::current_path(error).string();
   const bool bind_here = !f.no_cwd && !f.rootfs && !error && here != "/";
+  // The jail has its own /proc, /sys and /dev: the current directory bound over one of them
+  // showed the tool the host's (every host process in /proc, with its command line).
+  for (const std::string kernel_dir : {"/proc", "/sys", "/dev"}) {
+    if (!bind_here || (here != kernel_dir && !here.starts_with(kernel_dir + "/"))) continue;
+    throw UsageError(fmt::format(
+        "the current directory {} is under {}, which the jail has its own of: bound there, it "
+        "would show the tool the host's {}. Run jail from another directory, or pass --no-cwd "
+        "(with --cwd DIR for where the tool starts)",
+        here, kernel_dir, kernel_dir));
+  }
   if (bind_here) {
     // A dry run makes it writable: the tool's writes land in the session, not here.
     spec.mounts.insert(spec.mounts.begin(),
@@ -233,7 +252,10 @@ Limits build_limits(const RawFlags& f) {
   Limits limits;
   if (f.memory) limits.memory_bytes = size_flag("--memory", *f.memory);
   if (f.pids) {
-    if (*f.pids == 0) throw UsageError("--pids 0: the tool itself needs at least one");
+    if (*f.pids < 2) {
+      throw UsageError(fmt::format(
+          "--pids {}: at least 2 (the jail's init and the tool each count as one)", *f.pids));
+    }
     limits.pids = *f.pids;
   }
   if (f.cpus) {

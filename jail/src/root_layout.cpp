@@ -1,5 +1,7 @@
 #include "root_layout.hpp"
 
+#include "spec_check.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,20 +103,21 @@ void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& ide
   builder.tmpfs("/tmp", spec.tmp_size_bytes, 01777, false, true, "the jail's /tmp");
   for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
     const Mount& mount = spec.mounts[i];
+    // As check_spec read it: "/data/" (a shell's completion) is /data, not an empty last name.
+    const std::string target = normalize_jail_path(mount.target);
     const dry_run::Layer* layer = dry_run != nullptr ? dry_run->layer_for_mount(i) : nullptr;
     if (layer != nullptr) {
-      builder.overlay(layer->lower, layer->upper, layer->work, mount.target,
-                      mount.origin + ", dry run");
+      builder.overlay(layer->lower, layer->upper, layer->work, target, mount.origin + ", dry run");
       continue;
     }
     switch (mount.kind) {
       case MountKind::bind:
       case MountKind::ro_bind:
-        builder.bind(mount.source, mount.target, mount.kind == MountKind::ro_bind, mount.origin);
+        builder.bind(mount.source, target, mount.kind == MountKind::ro_bind, mount.origin);
         break;
       case MountKind::tmpfs:
-        builder.tmpfs(mount.target, mount.size_bytes.value_or(spec.tmp_size_bytes), 01777, false,
-                      true, mount.origin);
+        builder.tmpfs(target, mount.size_bytes.value_or(spec.tmp_size_bytes), 01777, false, true,
+                      mount.origin);
         break;
     }
   }

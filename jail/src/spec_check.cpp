@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -14,6 +16,24 @@
 
 namespace jail {
 namespace {
+
+bool valid_hostname(const std::string& name) {
+  const auto allowed = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.';
+  };
+  return std::all_of(name.begin(), name.end(), allowed) && name.front() != '-' &&
+         name.front() != '.' && name.back() != '-' && name.back() != '.';
+}
+
+// Control characters shown as \xNN, so that a message about a bad value prints on one line.
+std::string escaped_for_message(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, c);
+  }
+  return out;
+}
 
 std::string errno_text(int err) {
   return fmt::format("{}: {}", strerrorname_np(err), std::strerror(err));
@@ -189,6 +209,21 @@ void check_spec(const Spec& spec) {
   }
   if (spec.hostname.empty() || spec.hostname.size() > 64) {
     problems.push_back(fmt::format("hostname '{}' must be 1 to 64 characters", spec.hostname));
+  } else if (!valid_hostname(spec.hostname)) {
+    // It also goes into the jail's /etc/hosts: a line break there added a host entry of the
+    // caller's choosing ("pypi.org" → any address).
+    problems.push_back(fmt::format(
+        "hostname '{}' must be letters, digits, '-' and '.' (RFC 1123), not starting or ending "
+        "with '-' or '.'",
+        escaped_for_message(spec.hostname)));
+  }
+  if (spec.cgroup_parent && normalize_jail_path(*spec.cgroup_parent).empty()) {
+    // A cgroup path is read below each hierarchy's mount: '..' would make jail mkdir (and its
+    // stale-run sweep rmdir) outside the cgroup file system.
+    problems.push_back(fmt::format(
+        "cgroup parent '{}' must be an absolute cgroup path without '..', like /jails or the "
+        "one /proc/self/cgroup shows",
+        *spec.cgroup_parent));
   }
   if (normalize_jail_path(spec.cwd).empty()) {
     problems.push_back(

@@ -101,8 +101,8 @@ void Supervisor::on_reports() {
                                               : nullptr);
   }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
-    terminal_ =
-        std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output);
+    terminal_ = std::make_unique<TerminalRelay>(std::move(master), state_.pty_input,
+                                                state_.pty_output, state_.max_output_bytes);
   }
 }
 
@@ -189,6 +189,7 @@ Result Supervisor::finish() {
   state_.reports.drain();
   if (output_) output_->drain();
   if (terminal_) terminal_->drain();
+  terminal_truncated_ = terminal_ && terminal_->truncated();
   terminal_.reset();  // the caller's terminal is back as it was before anything else is said
   while (::wait4(state_.pid, &record.init_status, __WALL, &record.init_usage) < 0 &&
          errno == EINTR) {
@@ -197,7 +198,7 @@ Result Supervisor::finish() {
   record.reports = state_.reports.reports();
   record.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - state_.started).count();
   record.timed_out = timed_out_;
-  record.output_truncated = output_ && output_->truncated();
+  record.output_truncated = (output_ && output_->truncated()) || terminal_truncated_;
   if (denials_) {
     record.denials = denials_->denials();
     record.violation = denials_->violation();

@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 
@@ -19,8 +20,9 @@ constexpr std::size_t kChunk = 16 * 1024;
 
 }  // namespace
 
-TerminalRelay::TerminalRelay(UniqueFd master, int input, int output)
-    : master_(std::move(master)), input_(input), output_(output) {
+TerminalRelay::TerminalRelay(UniqueFd master, int input, int output,
+                             std::optional<std::uint64_t> cap)
+    : master_(std::move(master)), input_(input), output_(output), left_(cap) {
   terminal_ = input_ >= 0 && ::isatty(input_) ? input_ : (::isatty(output_) ? output_ : -1);
   if (terminal_ >= 0 && ::tcgetattr(terminal_, &saved_) == 0) {
     // The pty starts with the caller's settings, then the caller's side goes raw.
@@ -42,9 +44,7 @@ void TerminalRelay::on_master_readable() {
   std::array<char, kChunk> buffer;
   const ssize_t n = ::read(master_.get(), buffer.data(), buffer.size());
   if (n > 0) {
-    if (!write_all(output_, buffer.data(), static_cast<std::size_t>(n))) {
-      jail::log().debug("the caller's output is gone; the tool's terminal output is dropped");
-    }
+    relay(buffer.data(), static_cast<std::size_t>(n));
   } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
     master_open_ = false;  // EIO: every slave is closed
   }
@@ -84,8 +84,24 @@ void TerminalRelay::drain() {
     std::array<char, kChunk> buffer;
     const ssize_t n = ::read(master_.get(), buffer.data(), buffer.size());
     if (n <= 0) break;
-    write_all(output_, buffer.data(), static_cast<std::size_t>(n));
+    relay(buffer.data(), static_cast<std::size_t>(n));
   }
+}
+
+void TerminalRelay::relay(const char* data, std::size_t n) {
+  const std::size_t room = left_ ? static_cast<std::size_t>(std::min<std::uint64_t>(*left_, n)) : n;
+  if (room > 0 && !write_all(output_, data, room)) {
+    jail::log().debug("the caller's output is gone; the tool's terminal output is dropped");
+  }
+  if (!left_) return;
+  *left_ -= room;
+  if (room == n) return;
+  // Past the cap: the pty is hung up, as a terminal that went away (SIGHUP to the tool's
+  // session, EIO on its next write), the way a pipe's closed end gives EPIPE.
+  truncated_ = true;
+  jail::log().info("the tool's output reached the cap; its terminal is hung up");
+  master_.reset();
+  master_open_ = false;
 }
 
 }  // namespace jail

@@ -112,6 +112,44 @@ TEST_P(BadInput, BadFlagValues) {
   expect_setup_failure(concat({{"--uid", "--"}, tool_}));
 }
 
+// Values that used to be taken and then did something else: a negative count wrapped round
+// (--pids -18446744073709551610 ran with 6), --pids 1 failed at the fork with a bare EAGAIN, a
+// hostname with a line break added an entry to the jail's /etc/hosts, and a cgroup parent with
+// '..' made jail mkdir outside the cgroup file system.
+TEST_P(BadInput, ValuesThatMeantSomethingElse) {
+  expect_setup_failure(concat({{"--pids=-18446744073709551610", "--"}, tool_}), "negative");
+  expect_setup_failure(concat({{"--max-open-files=-5", "--"}, tool_}), "negative");
+  expect_setup_failure(concat({{"--pids", "1", "--"}, tool_}), "at least 2");
+  expect_setup_failure(concat({{"--hostname", "evil\n10.0.0.1 pypi.org", "--"}, tool_}),
+                       "RFC 1123");
+  expect_setup_failure(concat({{"--cgroup-parent", "/../../tmp/x", "--"}, tool_}), "'..'");
+  EXPECT_FALSE(std::filesystem::exists("/sys/fs/tmp/x"));
+}
+
+// The jail's own /proc, /sys and /dev are never replaced by the host's through the current
+// directory: run from /proc, the tool saw every host process.
+TEST_P(BadInput, CurrentDirectoryUnderProcSysOrDevIsRefused) {
+  for (const char* dir : {"/proc", "/proc/self", "/sys", "/dev"}) {
+    SCOPED_TRACE(dir);
+    RunOptions options;
+    options.cwd = dir;
+    const RunResult r = run(concat({{"--"}, tool_}), options);
+    EXPECT_EQ(r.exit_code, 125) << describe(r);
+    EXPECT_NE(r.err.find("--no-cwd"), std::string::npos) << describe(r);
+    EXPECT_EQ(r.out.find("tool-ran"), std::string::npos) << describe(r);
+  }
+}
+
+// "/data/", as a shell completes it, is the destination /data.
+TEST_P(BadInput, TrailingSlashesInDestinationsAreTheSamePath) {
+  const RunResult r = run({"--no-cwd", "--ro-bind", "/usr/share/", "--ro-bind",
+                           "/usr/share/doc:/data/", "--tmpfs", "/scratch/", "--", "sh", "-c",
+                           "test -d /usr/share/doc && test -d /data/bash && touch /scratch/f && "
+                           "echo ok"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "ok\n") << describe(r);
+}
+
 TEST_P(BadInput, FlagsAfterDoubleDashBelongToTheCommand) {
   RunResult r = run({"--", "--no-such-flag"});
   EXPECT_EQ(r.exit_code, 127) << describe(r);

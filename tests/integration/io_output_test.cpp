@@ -183,6 +183,20 @@ TEST_P(IoOutput, MaxOutputCountsStdoutAndStderrTogether) {
   EXPECT_EQ(status["limit_hit"], "output") << status.dump();
 }
 
+// With a terminal for the tool (--tty always, or auto at a terminal) the cap holds too: the pty
+// relay counts, and past the cap hangs the terminal up (SIGHUP, as a pipe's closed end gives
+// SIGPIPE). It relayed everything before.
+TEST_P(IoOutput, MaxOutputHoldsForATerminalToo) {
+  const std::string status_path = cwd_ / "status.json";
+  RunResult r = run({"-q", "--tty", "always", "--max-output", "10", "--status-file", status_path,
+                     "--", "sh", "-c", "yes | head -c 100000; echo after"});
+  EXPECT_EQ(r.out.size(), 10u) << describe(r);
+  EXPECT_EQ(r.out.find("after"), std::string::npos);
+  const auto status = status_json(status_path);
+  EXPECT_EQ(status.value("output_truncated", false), true) << status.dump();
+  EXPECT_EQ(status["limit_hit"], "output") << status.dump();
+}
+
 TEST_P(IoOutput, OutputOfExactlyTheCapIsNotCut) {
   const std::string status_path = cwd_ / "status.json";
   RunResult r = run({"-q", "--max-output", "1M", "--status-file", status_path, "--", "sh", "-c",
