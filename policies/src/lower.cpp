@@ -25,7 +25,9 @@ using detail::Statement;
 using detail::ValueExpr;
 
 constexpr int kMaxIncludeDepth = 8;
-constexpr int kMaxErrno = 4095;  // SECCOMP_RET_DATA keeps 16 bits, the kernel caps at MAX_ERRNO
+// SECCOMP_RET_DATA keeps 16 bits and the kernel caps at MAX_ERRNO (4095), but libseccomp, which
+// runc and crun load an exported profile with, refuses 4095: one bound for every way out.
+constexpr int kMaxErrno = 4094;
 
 struct SourceId {
   std::string key;      // what cycles are detected on

@@ -21,7 +21,9 @@ namespace {
 namespace d = detail;
 using nlohmann::json;
 
-constexpr int kMaxErrno = 4095;
+// The kernel takes up to 4095 (MAX_ERRNO), but libseccomp — which runc and crun load a profile
+// with — refuses 4095 in a rule and as the default, so the container would not start.
+constexpr int kMaxErrno = 4094;
 constexpr std::size_t kLineWidth = 96;
 // Docker and Podman name architectures as Go does (runtime.GOARCH); OCI uses libseccomp's.
 constexpr std::array<std::string_view, 3> kNativeArch = {"amd64", "x86_64", "SCMP_ARCH_X86_64"};
@@ -51,6 +53,13 @@ class Importer {
     }
     kernel_text_ = release;
     kernel_ = version_of(release);
+    // A release given that is not one (a typo of --kernel) would have every minKernel entry
+    // taken as met.
+    if (!target.kernel_release.empty() && !kernel_) {
+      throw ImportError("kernel '" + target.kernel_release +
+                        "' is not a release like 6.1 or 6.18.0-amd64: minKernel entries are "
+                        "read against it");
+    }
   }
 
   std::string run() {

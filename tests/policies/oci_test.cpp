@@ -428,6 +428,31 @@ TEST(OciImport, NothingChangesMeaningOnTheWayIn) {
   EXPECT_EQ(decide(masked, 0, {0, 0, 0x2, 0, 0, 0}).action.kind, ActionKind::allow);
 }
 
+// A --kernel that is not a release was taken as meeting every minKernel; errno 4095 passed here
+// and then stopped runc/crun (libseccomp refuses it); the newest x86_64 calls have names.
+TEST(OciImport, KernelErrnoAndNewestNamesAreChecked) {
+  try {
+    (void)import_oci_seccomp(R"({"defaultAction": "SCMP_ACT_ERRNO"})", "k.json",
+                             ImportTarget{"garbage", {}});
+    ADD_FAILURE() << "a kernel release that is not one was accepted";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a release"), std::string::npos) << e.what();
+  }
+  try {
+    (void)import_json(json::parse(R"({"defaultAction": "SCMP_ACT_ERRNO",
+                                      "defaultErrnoRet": 4095})"),
+                      "e.json");
+    ADD_FAILURE() << "errno 4095 was accepted";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("4094"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(try_parse_policy("default errno 4095\n", "e.policy").policy.has_value());
+  for (const auto& [name, nr] : std::vector<std::pair<std::string, int>>{
+           {"setxattrat", 463}, {"removexattrat", 466}, {"file_setattr", 469}}) {
+    EXPECT_EQ(syscall_number(name), nr) << name;
+  }
+}
+
 TEST(OciRoundTrip, ImportExportImportKeepsEveryDecision) {
   for (const std::string& path : {fixture("docker-default.json"), fixture("podman-default.json"),
                                   sample("oci_commented.json"), sample("oci_config.json")}) {

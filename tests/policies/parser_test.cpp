@@ -207,8 +207,8 @@ TEST(Parser, SemanticErrorsSuggestTheNearestName) {
   expect_error(ds[1], 2, 7, "unknown syscall 'opne' (did you mean open?)");
   expect_error(ds[2], 3, 25, "unknown constant 'TCGETZ' (did you mean TCGETS?)");
   expect_error(ds[3], 3, 43, "unknown constant 'TIOCSTII' (did you mean TIOCSTI?)");
-  expect_error(ds[4], 4, 7, "errno 0 is out of range: use 1 … 4095 ('errno 0' fakes success)");
-  expect_error(ds[5], 5, 7, "errno 5000 is out of range: use 1 … 4095");
+  expect_error(ds[4], 4, 7, "errno 0 is out of range: use 1 … 4094 ('errno 0' fakes success)");
+  expect_error(ds[5], 5, 7, "errno 5000 is out of range: use 1 … 4094");
   expect_error(ds[6], 6, 7, "unknown syscall 'xyzzy_nothing_like_it'");
   // socketcall is an i386 multiplexer, not an x86_64 syscall.
   EXPECT_EQ(ds[7].where.line, 7);
