@@ -416,6 +416,34 @@ TEST_P(DryRun, AnInterruptedCommitsBackupsAreKeptAndCommitsDoNotOverlap) {
   EXPECT_EQ(read_file(project_ + "/a.txt"), "line1\nline2\n");
 }
 
+// A directory the tool deleted is deleted with everything in it: a file edited or added below
+// it on the host after the run began is drift, not silently removed by the commit.
+TEST_P(DryRun, DriftBelowADeletedDirectoryIsRefused) {
+  ASSERT_EQ(::mkdir((project_ + "/box/sub").c_str(), 0755), 0);
+  ASSERT_EQ(::chown((project_ + "/box/sub").c_str(), kNobodyUid, kNobodyGid), 0);
+  write_file(project_ + "/box/sub/notes", "mine\n");
+  ASSERT_EQ(dry_run("rm -r box").exit_code, 0);
+  const std::string id = session_id();
+  write_file(project_ + "/box/sub/notes", "edited on the host\n");
+  const RunResult edited = session_command({"commit", id});
+  EXPECT_EQ(edited.exit_code, 1) << describe(edited);
+  EXPECT_NE(edited.err.find("box/sub/notes (changed on the host since"), std::string::npos)
+      << describe(edited);
+  EXPECT_EQ(read_file(project_ + "/box/sub/notes"), "edited on the host\n");
+
+  write_file(project_ + "/box/sub/notes", "mine\n");  // back as it was, but for its time
+  write_file(project_ + "/box/sub/added", "new on the host\n");
+  const RunResult added = session_command({"commit", id});
+  EXPECT_EQ(added.exit_code, 1) << describe(added);
+  EXPECT_NE(added.err.find("box/sub/added (created on the host since"), std::string::npos)
+      << describe(added);
+  EXPECT_TRUE(fs::exists(project_ + "/box/sub/added"));
+
+  const RunResult forced = session_command({"commit", id, "--force"});
+  EXPECT_EQ(forced.exit_code, 0) << describe(forced);
+  EXPECT_FALSE(fs::exists(project_ + "/box"));
+}
+
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
   const std::string id = session_id();

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -93,6 +94,43 @@ void check_change_set(const Manifest& manifest, const std::vector<Change>& chose
   }
 }
 
+// A deleted directory goes with everything in it: each path below it must be as the run found
+// it, and nothing may have been added there since.
+void check_drift_below(const Manifest& manifest, const Change& change,
+                       std::vector<std::string>& drifted) {
+  const UniqueFd root = open_layer_root(manifest.session.binds.at(change.layer).host_dir);
+  if (!root.valid()) return;  // the directory's own check says so
+  const std::string prefix = change.relative + "/";
+  auto shown = [&](const std::string& path, const char* what) {
+    return fmt::format("{}/{} ({} on the host since; the commit deletes it)", change.host_path,
+                       path.substr(prefix.size()), what);
+  };
+  std::set<std::string> recorded;
+  for (auto it = manifest.baseline.lower_bound({change.layer, prefix});
+       it != manifest.baseline.end() && it->first.first == change.layer &&
+       it->first.second.starts_with(prefix);
+       ++it) {
+    const std::string& path = it->first.second;
+    recorded.insert(path);
+    // lstat only: these were recorded without digests, and a deleted tree may be large.
+    try {
+      const Leaf leaf = open_leaf(root.get(), path, path);
+      const HostState now = state_at(leaf.parent.get(), leaf.name, false);
+      if (!now.exists) continue;  // gone already: nothing is lost
+      if (differs(it->second, now)) drifted.push_back(shown(path, "changed"));
+    } catch (const Error&) {
+      drifted.push_back(shown(path, "changed"));
+    }
+  }
+  const UniqueFd directory = open_beneath(root.get(), change.relative, O_PATH | O_DIRECTORY);
+  if (!directory.valid()) return;
+  std::vector<std::string> present;
+  list_tree(directory.get(), "", present);
+  for (const std::string& path : present) {
+    if (recorded.count(prefix + path) == 0) drifted.push_back(shown(prefix + path, "created"));
+  }
+}
+
 void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
   std::vector<std::string> drifted;
   for (const Change& change : chosen) {
@@ -108,6 +146,10 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
                                     : !now->exists ? "deleted on the host since"
                                                    : "changed on the host since"));
     }
+  }
+  for (const Change& change : chosen) {
+    if (change.kind == ChangeKind::deleted && change.type == EntryType::directory)
+      check_drift_below(manifest, change, drifted);
   }
   if (!drifted.empty()) {
     throw Error("dry_run", EAGAIN,

@@ -206,6 +206,17 @@ DryRunSession Recorder::finish() noexcept {
         if (same_stat(now, before)) before = now;
       }
       manifest_.baseline[{change.layer, change.relative}] = before;
+      if (change.kind == ChangeKind::deleted && change.type == EntryType::directory) {
+        // A commit removes the whole tree: what was in it is kept too, so that a file edited
+        // or added below it on the host since is drift, not silently deleted.
+        const std::string prefix = change.relative + "/";
+        for (auto it = start_.lower_bound({change.layer, prefix});
+             it != start_.end() && it->first.first == change.layer &&
+             it->first.second.starts_with(prefix);
+             ++it) {
+          manifest_.baseline.emplace(it->first, it->second);
+        }
+      }
     }
     manifest_.finished = true;
     write_manifest(manifest_);

@@ -242,6 +242,18 @@ void replace_symlink_at(int dir, const std::string& name, const std::string& tar
   }
 }
 
+void list_tree(int dir, const std::string& prefix, std::vector<std::string>& out) {
+  for (const std::string& name : names_in(dir)) {
+    const std::string path = prefix.empty() ? name : prefix + "/" + name;
+    out.push_back(path);
+    struct stat info {};
+    if (::fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(info.st_mode))
+      continue;
+    const UniqueFd child = open_beneath(dir, name, O_PATH | O_DIRECTORY);
+    if (child.valid()) list_tree(child.get(), path, out);
+  }
+}
+
 std::uint64_t tree_size(const std::string& path) {
   std::uint64_t total = 0;
   std::error_code error;

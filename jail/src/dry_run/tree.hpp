@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
 
 #include "jail/dry_run.hpp"
 #include "unique_fd.hpp"
@@ -56,6 +57,9 @@ void copy_at(int from, const std::string& name, int to, const std::string& to_na
 void replace_file_at(int dir, const std::string& name, int source, mode_t mode,
                      const struct stat* owner);
 void replace_symlink_at(int dir, const std::string& name, const std::string& target);
+
+// The paths below `dir` (relative, "a", "a/b", …), following no symlink; appended to `out`.
+void list_tree(int dir, const std::string& prefix, std::vector<std::string>& out);
 
 // Sums the sizes of the regular files below `path` (absent: 0).
 [[nodiscard]] std::uint64_t tree_size(const std::string& path);
