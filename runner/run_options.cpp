@@ -245,6 +245,12 @@ Rlimit parse_rlimit(const std::string& text) {
   if (limit.soft > limit.hard) {
     throw UsageError(fmt::format("--rlimit '{}': the soft limit is above the hard one", text));
   }
+  if (limit.resource == RLIMIT_NOFILE && limit.soft < 4) {
+    // As --max-open-files: jail itself needs fds in the tool's process before the exec (the
+    // seccomp filter's install failed with EMFILE, naming neither the flag nor the limit).
+    throw UsageError(
+        fmt::format("--rlimit '{}': nofile needs at least 4 (stdio and one more)", text));
+  }
   return limit;
 }
 

@@ -1,5 +1,6 @@
 #include "outcome.hpp"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <csignal>
@@ -42,8 +43,24 @@ void fill_usage(Result& result, const RunRecord& record) {
 
 // Names the limit behind what happened; a limit that fired turns the outcome into its own kind
 // (timeout, oom) so a caller never confuses it with a crash or an outside kill.
+// The soft RLIMIT_CPU (seconds) or RLIMIT_FSIZE the tool ran under, whether it came from
+// --cpu-time / --max-file-size or from --rlimit cpu=… / fsize=… (which win, as they are set
+// after): the kernel's signal is the same either way, and so is what it means.
+std::optional<rlim_t> effective_rlimit(const Limits& limits, int resource) {
+  std::optional<rlim_t> soft;
+  if (resource == RLIMIT_CPU && limits.cpu_time)
+    soft = static_cast<rlim_t>(limits.cpu_time->count());
+  if (resource == RLIMIT_FSIZE && limits.max_file_size) soft = *limits.max_file_size;
+  for (const Rlimit& r : limits.rlimits) {
+    if (r.resource == resource)
+      soft = r.soft == RLIM_INFINITY ? std::nullopt : std::optional(r.soft);
+  }
+  return soft;
+}
+
 void apply_limits(Result& result, const RunRecord& record, const Limits& limits) {
   const bool killed = result.outcome == Outcome::signaled;
+  const std::optional<rlim_t> cpu_seconds = effective_rlimit(limits, RLIMIT_CPU);
   const cgroup::Usage usage = record.cgroup_usage.value_or(cgroup::Usage{});
   if (record.timed_out) {
     result.outcome = Outcome::timeout;
@@ -55,15 +72,15 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits)
     result.limit_hit = Limit::memory;
     return;
   }
-  if (killed && limits.cpu_time &&
+  if (killed && cpu_seconds &&
       (result.signal == SIGXCPU ||
-       (result.signal == SIGKILL && result.cpu_user_ms + result.cpu_sys_ms >=
-                                        1000.0 * static_cast<double>(limits.cpu_time->count())))) {
+       (result.signal == SIGKILL &&
+        result.cpu_user_ms + result.cpu_sys_ms >= 1000.0 * static_cast<double>(*cpu_seconds)))) {
     result.outcome = Outcome::timeout;
     result.limit_hit = Limit::cpu_time;
     return;
   }
-  if (killed && result.signal == SIGXFSZ && limits.max_file_size) {
+  if (killed && result.signal == SIGXFSZ && effective_rlimit(limits, RLIMIT_FSIZE)) {
     result.limit_hit = Limit::file_size;
   } else if (result.output_truncated) {
     // The cut is what a tool that then dies of SIGPIPE or exits on EPIPE ran into.

@@ -122,6 +122,14 @@ TEST_P(LimitsTime, CpuTimeEndsASpin) {
   EXPECT_LT(r.seconds, 25.0);
 }
 
+// The same limit set as --rlimit cpu=1 (soft = hard, so the kernel sends SIGKILL at once) is the
+// same outcome: it was reported as a plain SIGKILL, exit 137, with no limit named.
+TEST_P(LimitsTime, CpuTimeByRlimitIsReportedAsTheCpuLimit) {
+  Run r = run_status({"--rlimit", "cpu=1", "--timeout", "30s", "--", probe("lim_spin"), "0"});
+  expect_timeout(r, "cpu_time");
+  EXPECT_LT(r.seconds, 25.0);
+}
+
 TEST_P(LimitsTime, CpuTimeIsWholeSeconds) {
   Run r = run_status({"--cpu-time", "2s", "--", "true"});
   EXPECT_EQ(r.result.exit_code, 0) << describe(r.result);
