@@ -129,7 +129,7 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
   }
   if (exec != nullptr) {
     result.outcome = Outcome::setup_error;
-    result.error = describe_exec_failure(exec->err, state.context);
+    result.error = describe_exec_failure(exec->err, state.context, exec->detail);
     return result;
   }
   if (exited != nullptr) {

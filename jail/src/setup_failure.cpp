@@ -1,5 +1,7 @@
 #include "setup_failure.hpp"
 
+#include "child/exec.hpp"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -145,9 +147,15 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
   return failure;
 }
 
-SetupFailure describe_exec_failure(int err, const FailureContext& context) {
+SetupFailure describe_exec_failure(int err, const FailureContext& context, int detail) {
   SetupFailure failure{"exec", err, {}};
-  if (err == ENOENT) {
+  if (err == ENOENT && detail == child::kExecCommandExists) {
+    failure.message = fmt::format(
+        "cannot execute {} inside the jail: it is there, but the interpreter its #! line names "
+        "(or, for a binary, its ELF loader) is not; bind what it needs, or run the interpreter "
+        "yourself",
+        context.command);
+  } else if (err == ENOENT) {
     failure.message =
         context.command.find('/') != std::string::npos
             ? fmt::format("command not found: {} does not exist inside the jail", context.command)

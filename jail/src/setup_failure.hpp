@@ -10,6 +10,9 @@ namespace jail {
 
 [[nodiscard]] SetupFailure describe_setup_failure(const child::Report& report,
                                                   const FailureContext& context);
-[[nodiscard]] SetupFailure describe_exec_failure(int err, const FailureContext& context);
+// detail: the exec_failed report's (child::kExecCommandExists: the command is there, its
+// interpreter or loader is not).
+[[nodiscard]] SetupFailure describe_exec_failure(int err, const FailureContext& context,
+                                                 int detail = -1);
 
 }  // namespace jail

@@ -83,6 +83,19 @@ TEST_P(ExitCodes, RelativeCommandFromCwd) {
   EXPECT_EQ(r.exit_code, 5) << describe(r);
 }
 
+// A script whose #! interpreter is missing is there: the message says what is missing (it said
+// the script did not exist). Still 127, as a shell gives.
+TEST_P(ExitCodes, MissingInterpreterIsNamedAsSuch) {
+  write_file(cwd_ / "script.sh", "#!/nonexistent/interpreter\n", 0755);
+  RunResult r = run({"--", "./script.sh"});
+  EXPECT_EQ(r.exit_code, 127) << describe(r);
+  EXPECT_NE(r.err.find("the interpreter its #! line names"), std::string::npos) << describe(r);
+  RunResult absent = run({"--", "./no-such-script.sh"});
+  EXPECT_EQ(absent.exit_code, 127) << describe(absent);
+  EXPECT_NE(absent.err.find("does not exist inside the jail"), std::string::npos)
+      << describe(absent);
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(ExitCodes);
 
 }  // namespace

@@ -12,18 +12,19 @@
 namespace jail::child {
 namespace {
 
-[[noreturn]] void exec_failed(const Plan& plan, int err) {
-  send_report(plan.report_fd, ReportKind::exec_failed, Step::exec, err, -1);
+[[noreturn]] void exec_failed(const Plan& plan, int err, int detail = -1) {
+  send_report(plan.report_fd, ReportKind::exec_failed, Step::exec, err, detail);
   ::_exit(err == ENOENT ? 127 : 126);
 }
 
 }  // namespace
 
-void exec_tool(const Plan& plan) {
+void exec_tool(const Plan& plan, bool command_exists) {
   const char* file = plan.argv[0];
   if (std::strchr(file, '/') != nullptr) {
     ::execve(file, plan.argv, plan.envp);
-    exec_failed(plan, errno);
+    const int err = errno;
+    exec_failed(plan, err, err == ENOENT && command_exists ? kExecCommandExists : -1);
   }
   // execvp's rules: try each PATH entry; remember EACCES but keep looking; a missing entry or
   // directory is not an error; anything else (ENOEXEC, ETXTBSY, …) stops the search.
