@@ -302,9 +302,12 @@ ArgCmp cube_cmp(int arg, Cube c) {
 }
 
 // Alternatives for one argument, each a single comparison (nullopt: no comparison needed).
-std::vector<std::optional<ArgCmp>> single_comparisons(int arg, const std::vector<ArgCmp>& cs) {
+std::vector<std::optional<ArgCmp>> single_comparisons(int arg, const std::vector<ArgCmp>& cs,
+                                                      Ranges ranges) {
   std::vector<std::optional<ArgCmp>> out;
-  if (cs.size() == 1 && direct(cs.front())) return {cs.front()};
+  const bool blocks_only = ranges == Ranges::as_masked_blocks;
+  const bool is_range = cs.front().op != CmpOp::eq && cs.front().op != CmpOp::ne;
+  if (cs.size() == 1 && direct(cs.front()) && !(blocks_only && is_range)) return {cs.front()};
   bool all_full = std::all_of(cs.begin(), cs.end(), [](const ArgCmp& c) { return c.mask == kAll; });
   if (all_full) {
     Range r = range_of(cs);
@@ -327,9 +330,9 @@ std::vector<std::optional<ArgCmp>> single_comparisons(int arg, const std::vector
         out.push_back(ArgCmp{arg, kAll, CmpOp::eq, a});
       } else if (a == 0 && b == kAll) {
         out.push_back(std::nullopt);
-      } else if (a == 0) {
+      } else if (a == 0 && !blocks_only) {
         out.push_back(ArgCmp{arg, kAll, CmpOp::le, b});
-      } else if (b == kAll) {
+      } else if (b == kAll && !blocks_only) {
         out.push_back(ArgCmp{arg, kAll, CmpOp::ge, a});
       } else {
         for (Cube c : interval_cubes(kAll, a, b)) out.push_back(cube_cmp(arg, c));
@@ -488,11 +491,11 @@ std::vector<Conjunction> to_dnf(const Condition& c, bool negate) {
   return {};
 }
 
-std::vector<Conjunction> as_seccomp_rules(const Conjunction& c) {
+std::vector<Conjunction> as_seccomp_rules(const Conjunction& c, Ranges ranges) {
   std::vector<Conjunction> out = {{}};
   for (const auto& [arg, cs] : by_arg(c)) {
     std::vector<Conjunction> next;
-    for (const auto& alt : single_comparisons(arg, cs)) {
+    for (const auto& alt : single_comparisons(arg, cs, ranges)) {
       for (const Conjunction& have : out) {
         Conjunction z = have;
         if (alt) z.push_back(*alt);

@@ -58,9 +58,15 @@ class InexpressibleCondition : public std::runtime_error {
 [[nodiscard]] std::vector<Conjunction> conjoin(const std::vector<Conjunction>& a,
                                                const std::vector<Conjunction>& b);
 
+// How a range of one argument is written. libseccomp 2.5.4 (Debian 12's, which runc and crun
+// link) mis-enforces, or never returns from seccomp_rule_add on, several rules of one syscall
+// that compare the same argument with LT/LE/GT/GE; written as MASKED_EQ blocks it is exact.
+// gVisor reads ranges as written.
+enum class Ranges { as_written, as_masked_blocks };
+
 // One conjunction rewritten as rules libseccomp accepts (at most one comparison per
 // argument), whose union is exactly the conjunction.
-[[nodiscard]] std::vector<Conjunction> as_seccomp_rules(const Conjunction& c);
+[[nodiscard]] std::vector<Conjunction> as_seccomp_rules(const Conjunction& c, Ranges ranges);
 
 // "arg0 == 16 && (arg1 & 0x7e020000) == 0" in the policy language.
 [[nodiscard]] std::string condition_text(const Conjunction& c);

@@ -217,7 +217,8 @@ json export_runsc_seccomp(const Policy& policy) {
         if (rule->condition) {
           pieces.clear();
           for (const auto& term : d::to_dnf(*rule->condition, false))
-            for (auto& piece : d::as_seccomp_rules(term)) pieces.push_back(std::move(piece));
+            for (auto& piece : d::as_seccomp_rules(term, d::Ranges::as_written))
+              pieces.push_back(std::move(piece));
         }
       } catch (const d::InexpressibleCondition& e) {
         throw ExportError(at(*rule) + ": the rule for " + name +
@@ -261,7 +262,7 @@ json export_oci_seccomp(const Policy& policy) {
     for (const auto& piece : pieces) {
       std::vector<d::Conjunction> rules;
       try {
-        rules = d::as_seccomp_rules(piece.region);
+        rules = d::as_seccomp_rules(piece.region, d::Ranges::as_masked_blocks);
       } catch (const d::InexpressibleCondition& e) {
         throw ExportError(at(*piece.rule) + ": the rule for " + name +
                           " has no exact OCI form: " + e.what());
