@@ -39,7 +39,8 @@ struct Entry {
   std::string action_note;  // where the jail's action differs from the profile's wording
   d::Conjunction args;
   std::string comment;
-  std::string resolved;  // why includes/excludes kept it, for the reader
+  std::string resolved;           // why includes/excludes kept it, for the reader
+  std::string libseccomp_action;  // the action as libseccomp tells actions apart (runtime_action)
 };
 
 class Importer {
@@ -241,6 +242,21 @@ class Importer {
     if (ret != nullptr && ret->is_number_integer())
       source_default_ += " (errno " + std::to_string(ret->get<long long>()) + ")";
     default_ = action_of(p["defaultAction"], ret, "defaultAction", default_note_);
+    default_libseccomp_ = runtime_action(p["defaultAction"], ret);
+  }
+
+  // An action as runc and crun hand it to libseccomp, which is what decides whether an entry is
+  // "the default's" and skipped: KILL_THREAD is not KILL_PROCESS, TRACE is not ERRNO(ENOSYS),
+  // though the jail answers each pair alike. An errno or trace number left out is EPERM.
+  static std::string runtime_action(const json& action, const json* ret) {
+    std::string name = action.is_string() ? action.get<std::string>() : std::string();
+    if (name == "SCMP_ACT_KILL") name = "SCMP_ACT_KILL_THREAD";
+    if (name == "SCMP_ACT_ERRNO" || name == "SCMP_ACT_TRACE") {
+      const long long number =
+          ret != nullptr && ret->is_number_integer() ? ret->get<long long>() : EPERM;
+      name += ":" + std::to_string(number);
+    }
+    return name;
   }
 
   void read_architectures(const json& p) {
@@ -338,6 +354,7 @@ class Importer {
       if (!e.contains("action")) fail(where, "an entry without 'action'");
       const json* ret = e.contains("errnoRet") ? &e["errnoRet"] : nullptr;
       entry.action = action_of(e["action"], ret, where + ".action", entry.action_note);
+      entry.libseccomp_action = runtime_action(e["action"], ret);
       if (e.contains("comment") && e["comment"].is_string()) entry.comment = e["comment"];
       if (e.contains("args") && !e["args"].is_null()) {
         if (!e["args"].is_array()) fail(where + ".args", "expected an array");
@@ -406,7 +423,7 @@ class Importer {
             fail("syscalls[" + std::to_string(entries_[i].index) + "]",
                  "args index " + std::to_string(a.arg) + " of " + name + ": " + why);
         }
-        if (entries_[i].action == default_) {
+        if (entries_[i].libseccomp_action == default_libseccomp_) {
           same_as_default_[i].push_back(name);
           continue;
         }
@@ -565,6 +582,7 @@ class Importer {
   std::optional<std::pair<int, int>> kernel_;
   bool from_config_ = false;
   Action default_;
+  std::string default_libseccomp_;
   std::string source_default_, default_note_;
   std::vector<std::string> other_arches_;
   std::vector<Entry> entries_;

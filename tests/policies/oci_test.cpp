@@ -453,6 +453,27 @@ TEST(OciImport, KernelErrnoAndNewestNamesAreChecked) {
   }
 }
 
+// An entry is skipped as "the default's" only when libseccomp sees the same action, as runc
+// does: an unconditional SCMP_ACT_KILL (KILL_THREAD) under a KILL_PROCESS default is a rule of
+// its own there, which overrides a conditional ALLOW of the same call. The import dropped it
+// (the jail kills the process for both) and so allowed read(3).
+TEST(OciImport, SameAsDefaultIsLibseccompsReading) {
+  const Policy p = import_json(json::parse(R"({"defaultAction": "SCMP_ACT_KILL_PROCESS",
+      "syscalls": [
+        {"names": ["read"], "action": "SCMP_ACT_ALLOW",
+         "args": [{"index": 0, "value": 3, "op": "SCMP_CMP_EQ"}]},
+        {"names": ["read"], "action": "SCMP_ACT_KILL"}]})"),
+                               "kill.json");
+  EXPECT_EQ(decide(p, 0, {3, 0, 0, 0, 0, 0}).action.kind, ActionKind::kill);
+  const Policy trace = import_json(json::parse(R"({"defaultAction": "SCMP_ACT_ERRNO",
+      "defaultErrnoRet": 38, "syscalls": [
+        {"names": ["read"], "action": "SCMP_ACT_ALLOW",
+         "args": [{"index": 0, "value": 3, "op": "SCMP_CMP_EQ"}]},
+        {"names": ["read"], "action": "SCMP_ACT_TRACE"}]})"),
+                                   "trace.json");
+  EXPECT_NE(decide(trace, 0, {3, 0, 0, 0, 0, 0}).action.kind, ActionKind::allow);
+}
+
 TEST(OciRoundTrip, ImportExportImportKeepsEveryDecision) {
   for (const std::string& path : {fixture("docker-default.json"), fixture("podman-default.json"),
                                   sample("oci_commented.json"), sample("oci_config.json")}) {
