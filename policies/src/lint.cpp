@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 
+#include "oci_conditions.hpp"
 #include "parser.hpp"
 #include "policy/syscalls.hpp"
 #include "policy/tools.hpp"
@@ -93,6 +94,18 @@ bool never_holds(const Condition& c) {
   return false;
 }
 
+// Whether no argument values at all satisfy the condition: its disjunctive form has no
+// satisfiable term. Catches what one comparison alone cannot show (arg0 == 1 && arg0 == 2,
+// arg0 > 5 && arg0 < 3); a condition too large to expand falls back on never_holds.
+bool unsatisfiable(const Condition& c) {
+  if (never_holds(c)) return true;
+  try {
+    return detail::to_dnf(c, false).empty();
+  } catch (const detail::InexpressibleCondition&) {
+    return false;
+  }
+}
+
 class Linter {
  public:
   explicit Linter(const Policy& p) : p_(p) {
@@ -115,7 +128,7 @@ class Linter {
           continue;
         }
         if (!r->condition) decided = r;
-        if (r->condition && never_holds(*r->condition)) {
+        if (r->condition && unsatisfiable(*r->condition)) {
           add(Severity::warning, r->where,
               "the condition can never hold, so this rule for '" + syscall_name(nr) +
                   "' never applies");
