@@ -103,8 +103,28 @@ std::optional<SyscallChange> compare(const Policy& before, const Policy& after, 
     while (i < at.size() && ++at[i] == points.values[i].size()) at[i++] = 0;
     if (i == at.size()) break;
   }
+  // And one point in each region where the two decide differently, worked out exactly: the
+  // boundary points can step over such a region when masks cross.
+  const std::optional<std::vector<detail::Args>> witnesses =
+      detail::disagreement_witnesses(ra, before.default_action, rb, after.default_action);
+  for (const detail::Args& w : witnesses.value_or(std::vector<detail::Args>{})) {
+    for (std::size_t i = 0; i < 6; ++i) args[i] = w[i];
+    const Action& a = decide(ra, before.default_action, args);
+    const Action& b = decide(rb, after.default_action, args);
+    if (a == b) continue;
+    int sa = strictness(a), sb = strictness(b);
+    std::optional<Example>& slot = sb < sa ? c.widened : sb > sa ? c.narrowed : c.other;
+    if (!slot) {
+      Example e{{}, a, b};
+      for (int index = 0; index < 6; ++index)
+        if (args[index] != 0 || std::count(points.indexes.begin(), points.indexes.end(), index))
+          e.args.emplace_back(index, args[index]);
+      slot = std::move(e);
+    }
+  }
   c.change = classify(c.widened.has_value(), c.narrowed.has_value(), c.other.has_value());
-  if (c.change == Change::restated && points.exact) return std::nullopt;
+  const bool exact = points.exact || witnesses.has_value();
+  if (c.change == Change::restated && exact) return std::nullopt;
   return c;
 }
 

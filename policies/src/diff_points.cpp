@@ -1,5 +1,7 @@
 #include "diff_points.hpp"
 
+#include "oci_conditions.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -87,6 +89,85 @@ ArgPoints boundary_points(const std::vector<const Rule*>& a, const std::vector<c
     *longest = std::move(kept);
   }
   return points;
+}
+
+namespace {
+
+constexpr std::size_t kMaxRegionTerms = 4096;
+
+struct Region {
+  Action action;
+  std::vector<Conjunction> terms;  // union of conjunctions
+};
+
+void check_size(const std::vector<Conjunction>& terms) {
+  if (terms.size() > kMaxRegionTerms) throw InexpressibleCondition("too many terms");
+}
+
+// Where each rule (first match) and the default decide.
+std::vector<Region> decision_regions(const std::vector<const Rule*>& rules,
+                                     const Action& default_action) {
+  std::vector<Region> out;
+  std::vector<Conjunction> not_earlier = {{}};  // no earlier rule matched
+  for (const Rule* r : rules) {
+    if (!r->condition) {
+      out.push_back(Region{r->action, not_earlier});
+      return out;
+    }
+    std::vector<Conjunction> here = conjoin(not_earlier, to_dnf(*r->condition, false));
+    check_size(here);
+    out.push_back(Region{r->action, std::move(here)});
+    not_earlier = conjoin(not_earlier, to_dnf(*r->condition, true));
+    check_size(not_earlier);
+  }
+  out.push_back(Region{default_action, std::move(not_earlier)});
+  return out;
+}
+
+// A point of a satisfiable conjunction: its first libseccomp-shaped rule, each comparison an
+// equality block or an inequality, met by the block's value or the value next to the one
+// excluded.
+std::optional<Args> witness(const Conjunction& c) {
+  for (const Conjunction& rule : as_seccomp_rules(c, Ranges::as_masked_blocks)) {
+    Args args{};
+    for (const ArgCmp& cmp : rule) {
+      const std::size_t i = static_cast<std::size_t>(cmp.arg);
+      args[i] = cmp.op == CmpOp::eq ? cmp.value : cmp.op == CmpOp::ne ? cmp.value + 1 : cmp.value;
+    }
+    const bool met = std::all_of(c.begin(), c.end(), [&](const ArgCmp& cmp) {
+      return holds(cmp, args[static_cast<std::size_t>(cmp.arg)]);
+    });
+    if (met) return args;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::vector<Args>> disagreement_witnesses(const std::vector<const Rule*>& a,
+                                                        const Action& default_a,
+                                                        const std::vector<const Rule*>& b,
+                                                        const Action& default_b) {
+  try {
+    std::vector<Args> out;
+    const std::vector<Region> ra = decision_regions(a, default_a);
+    const std::vector<Region> rb = decision_regions(b, default_b);
+    for (const Region& x : ra) {
+      for (const Region& y : rb) {
+        if (x.action == y.action) continue;
+        const std::vector<Conjunction> both = conjoin(x.terms, y.terms);
+        check_size(both);
+        for (const Conjunction& term : both) {
+          std::optional<Args> point = witness(term);
+          if (!point) return std::nullopt;  // cannot vouch for this region
+          out.push_back(*point);
+        }
+      }
+    }
+    return out;
+  } catch (const InexpressibleCondition&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace jail::policy::detail

@@ -1,7 +1,9 @@
 // The argument values at which two rule lists for one syscall are compared (see diff.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "policy/policy.hpp"
@@ -22,5 +24,14 @@ inline constexpr std::size_t kMaxCombinations = std::size_t{1} << 20;
 
 [[nodiscard]] ArgPoints boundary_points(const std::vector<const Rule*>& a,
                                         const std::vector<const Rule*>& b);
+
+// One argument vector in each region where the two rule lists (first match, then their
+// defaults) decide differently — worked out from the conditions themselves, so no difference
+// is missed that the boundary points step over (masks that cross, a 32-bit mask beside a
+// 64-bit bound). nullopt when the regions are too large to work out.
+using Args = std::array<std::uint64_t, 6>;
+[[nodiscard]] std::optional<std::vector<Args>> disagreement_witnesses(
+    const std::vector<const Rule*>& a, const Action& default_a, const std::vector<const Rule*>& b,
+    const Action& default_b);
 
 }  // namespace jail::policy::detail

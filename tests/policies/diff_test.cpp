@@ -123,6 +123,31 @@ TEST(Diff, BitMaskConditions) {
   EXPECT_EQ(diff(any, no_exec).syscalls[0].change, Change::narrower);
 }
 
+// Differences the boundary points stepped over, found from the conditions themselves: a 32-bit
+// mask beside a 64-bit bound (0x100000005 is allowed by one only), and three flag masks that
+// only together make a value the earlier rule refused (0x537). Both diffs said nothing.
+TEST(Diff, RegionsTheBoundaryPointsMissAreFound) {
+  PolicyDiff bounds =
+      diff(text("default kill\nallow lseek if (arg1 & 0xffffffff) == 5 && arg1 > 0x100000000\n",
+                "a.policy"),
+           text("default kill\nallow lseek if (arg1 & 0xffffffff) == 5 && arg1 > 0x200000000\n",
+                "b.policy"));
+  ASSERT_EQ(bounds.syscalls.size(), 1u) << diff_text(bounds);
+  EXPECT_EQ(bounds.syscalls[0].change, Change::narrower) << diff_text(bounds);
+  ASSERT_TRUE(bounds.syscalls[0].narrowed);
+
+  PolicyDiff masks = diff(text("default kill\n"
+                               "errno EPERM lseek if (arg1 & 0xf) == 7 && (arg1 & 0xf0) == 0x30 "
+                               "&& (arg1 & 0xf00) == 0x500\n"
+                               "allow lseek\n",
+                               "a.policy"),
+                          text("default kill\nallow lseek\n", "b.policy"));
+  ASSERT_EQ(masks.syscalls.size(), 1u) << diff_text(masks);
+  EXPECT_EQ(masks.syscalls[0].change, Change::wider) << diff_text(masks);
+  ASSERT_TRUE(masks.syscalls[0].widened);
+  EXPECT_EQ(masks.syscalls[0].widened->args[0].second & 0xfff, 0x537u) << diff_text(masks);
+}
+
 TEST(Diff, DefaultChange) {
   Policy a = text("default errno EPERM\nallow read\n", "a.policy");
   Policy b = text("default kill\nallow read\n", "b.policy");
