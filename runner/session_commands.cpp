@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -315,6 +316,12 @@ int sessions_command(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   const std::string dir =
       common.sessions_dir.empty() ? dr::default_sessions_dir() : common.sessions_dir;
+  if (std::error_code error;
+      !common.sessions_dir.empty() && !std::filesystem::is_directory(dir, error)) {
+    // The default place may not exist yet (no dry run so far); a directory named is a typo.
+    throw Error("dry_run", ENOENT,
+                fmt::format("--session-dir {}: no such directory; nothing to list", dir));
+  }
   const std::time_t now = std::time(nullptr);
   nlohmann::json out = nlohmann::json::array();
   for (const dr::SessionSummary& summary : dr::list_sessions(dir)) {
@@ -334,7 +341,7 @@ int sessions_command(int argc, char** argv) {
                                  : age < 172800 ? fmt::format("{}h", age / 3600)
                                                 : fmt::format("{}d", age / 86400);
     fmt::print("{}  {:>5} ago  {:>9}  {:<9}  {}\n", s.id, age_text, human_size(summary.size_bytes),
-               s.state, fmt::join(s.command, " "));
+               s.state, shown(fmt::format("{}", fmt::join(s.command, " "))));
   }
   if (json) std::cout << out.dump(2) << "\n";
   return 0;

@@ -456,6 +456,10 @@ TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   EXPECT_EQ(discard.exit_code, 0) << describe(discard);
   EXPECT_FALSE(fs::exists(sessions_ + "/" + id));
   EXPECT_EQ(snapshot(project_), before_);
+  const RunResult typo = run({"sessions", "--session-dir", sessions_ + "-no-such"});
+  EXPECT_EQ(typo.exit_code, 1) << "a session dir that is not there listed nothing, exit 0\n"
+                               << describe(typo);
+  EXPECT_NE(typo.err.find("no such directory"), std::string::npos) << describe(typo);
   const RunResult gone = session_command({"changes", id});
   EXPECT_EQ(gone.exit_code, 1) << describe(gone);
   EXPECT_NE(gone.err.find("no session " + id), std::string::npos) << describe(gone);
