@@ -140,6 +140,14 @@ TEST_P(BadInput, CurrentDirectoryUnderProcSysOrDevIsRefused) {
   }
 }
 
+// A file bound where no file is, below a read-only directory, says EROFS with the way out (it
+// said ENOENT, as if the source were missing).
+TEST_P(BadInput, FileMountPointUnderReadOnlyDirectorySaysSo) {
+  expect_setup_failure(
+      concat({{"--no-cwd", "--ro-bind", "/etc/hostname:/usr/jail-itest-file", "--"}, tool_}),
+      "Read-only file system");
+}
+
 // "/data/", as a shell completes it, is the destination /data.
 TEST_P(BadInput, TrailingSlashesInDestinationsAreTheSamePath) {
   const RunResult r = run({"--no-cwd", "--ro-bind", "/usr/share/", "--ro-bind",
