@@ -444,6 +444,26 @@ TEST_P(DryRun, DriftBelowADeletedDirectoryIsRefused) {
   EXPECT_FALSE(fs::exists(project_ + "/box"));
 }
 
+// A directory the tool left read-only, with files in it, commits: its mode is set after what
+// goes in it is written (a caller other than root could not write into it before).
+TEST_P(DryRun, ReadOnlyDirectoriesCommitWithTheirContent) {
+  ASSERT_EQ(dry_run("mkdir -p ro/inner && echo a > ro/inner/f && echo b > ro/g && "
+                    "chmod 0555 ro/inner ro && chmod 0555 box")
+                .exit_code,
+            0);
+  const std::string id = session_id();
+  const RunResult commit = session_command({"commit", id});
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  EXPECT_EQ(read_file(project_ + "/ro/inner/f"), "a\n");
+  EXPECT_EQ(read_file(project_ + "/ro/g"), "b\n");
+  for (const char* dir : {"/ro", "/ro/inner", "/box"}) {
+    struct stat info {};
+    ASSERT_EQ(::lstat((project_ + dir).c_str(), &info), 0) << dir;
+    EXPECT_EQ(info.st_mode & 07777, 0555u) << dir;
+  }
+  for (const char* dir : {"/ro/inner", "/ro", "/box"}) ::chmod((project_ + dir).c_str(), 0755);
+}
+
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
   const std::string id = session_id();

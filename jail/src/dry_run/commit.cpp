@@ -222,8 +222,11 @@ class Applier {
     if (change.kind == ChangeKind::mode_changed && exists && !S_ISLNK(current.st_mode)) {
       step.old_mode = current.st_mode & 07777;
       steps_.push_back(step);
-      if (::fchmodat(parent, name, change.new_mode, AT_SYMLINK_NOFOLLOW) != 0)
+      if (S_ISDIR(current.st_mode)) {
+        directory_modes_.push_back(change);
+      } else if (::fchmodat(parent, name, change.new_mode, AT_SYMLINK_NOFOLLOW) != 0) {
         fail("chmod", change);
+      }
       return;
     }
     if (exists) {
@@ -258,8 +261,7 @@ class Applier {
         if (::mkdirat(parent, name, 0700) != 0 && errno != EEXIST) fail("mkdir", change);
         if (::geteuid() == 0)
           ::fchownat(parent, name, owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW);
-        if (::fchmodat(parent, name, change.new_mode, AT_SYMLINK_NOFOLLOW) != 0)
-          fail("chmod", change);
+        directory_modes_.push_back(change);  // kept writable until what goes in it is there
         break;
       case EntryType::special:
         fail("refuse the special file", change);
@@ -267,6 +269,17 @@ class Applier {
   }
 
   // After the last step: what the commit left, for undo's own drift check.
+  // Directory modes last, deepest first: a directory the tool left read-only (0555) is set so
+  // only once everything inside it is written, which a caller other than root needs.
+  void apply_directory_modes() {
+    for (auto it = directory_modes_.rbegin(); it != directory_modes_.rend(); ++it) {
+      const UniqueFd root = open_layer_root_or_throw(session_.binds.at(it->layer).host_dir);
+      const Leaf leaf = open_leaf(root.get(), it->relative, it->host_path);
+      if (::fchmodat(leaf.parent.get(), leaf.name.c_str(), it->new_mode, AT_SYMLINK_NOFOLLOW) != 0)
+        fail("chmod", *it);
+    }
+  }
+
   void finish() {
     for (Step& step : steps_) {
       step.after = current_state(session_, step.layer, step.relative).value_or(HostState{});
@@ -287,6 +300,7 @@ class Applier {
   std::string backups_;
   UniqueFd backups_fd_;
   std::vector<Step> steps_;
+  std::vector<Change> directory_modes_;  // in path order
 };
 
 }  // namespace
@@ -317,8 +331,12 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
       applier.apply(change);
       ++done;
     }
+    applier.apply_directory_modes();
     applier.finish();
   } catch (const std::exception& error) {
+    // Past the last change, what failed is setting the directories' modes (or the record).
+    const std::string at =
+        done < report.applied.size() ? report.applied[done].host_path : "the last step";
     const std::vector<std::string> left = roll_back(manifest.session, applier.steps());
     if (left.empty()) fs::remove_all(undo_dir(manifest.session));
     throw Error(
@@ -327,11 +345,11 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
             ? fmt::format("commit of session {} failed at {}: {}; the {} change(s) already "
                           "applied were rolled back, the host is as before and the session "
                           "is kept",
-                          session.id, report.applied[done].host_path, error.what(), done)
+                          session.id, at, error.what(), done)
             : fmt::format("commit of session {} failed at {}: {}; rolling back failed for:\n  "
                           "{}\nthe previous contents are kept in {}",
-                          session.id, report.applied[done].host_path, error.what(),
-                          fmt::join(left, "\n  "), undo_dir(manifest.session)));
+                          session.id, at, error.what(), fmt::join(left, "\n  "),
+                          undo_dir(manifest.session)));
   }
   manifest.session.state = "committed";
   write_manifest(manifest);
