@@ -256,7 +256,18 @@ Rlimit parse_rlimit(const std::string& text) {
 
 Limits build_limits(const RawFlags& f) {
   Limits limits;
-  if (f.memory) limits.memory_bytes = size_flag("--memory", *f.memory);
+  if (f.memory) {
+    limits.memory_bytes = size_flag("--memory", *f.memory);
+    // Below this nothing starts (the jail's init and the exec of `true` take ~0.5 MiB here),
+    // and the run was reported as the tool running out of memory though it never ran.
+    constexpr std::uint64_t kLeastMemory = 1 << 20;
+    if (*limits.memory_bytes < kLeastMemory) {
+      throw UsageError(fmt::format(
+          "--memory {}: too little for anything to start (the jail's init and the tool's exec "
+          "take about 0.5 MiB); give at least 1M",
+          *f.memory));
+    }
+  }
   if (f.pids) {
     if (*f.pids < 2) {
       throw UsageError(fmt::format(

@@ -120,6 +120,7 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
   expect_setup_failure(concat({{"--pids=-18446744073709551610", "--"}, tool_}), "negative");
   expect_setup_failure(concat({{"--max-open-files=-5", "--"}, tool_}), "negative");
   expect_setup_failure(concat({{"--pids", "1", "--"}, tool_}), "at least 2");
+  expect_setup_failure(concat({{"--memory", "4K", "--"}, tool_}), "at least 1M");
   expect_setup_failure(concat({{"--hostname", "evil\n10.0.0.1 pypi.org", "--"}, tool_}),
                        "RFC 1123");
   expect_setup_failure(concat({{"--cgroup-parent", "/../../tmp/x", "--"}, tool_}), "'..'");
