@@ -259,7 +259,7 @@ int changes_command(int argc, char** argv) {
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const dr::Change& change : changes) out.push_back(change_json(change));
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (stat) {
     print_stat(changes, stdout);
   } else {
@@ -343,7 +343,7 @@ int sessions_command(int argc, char** argv) {
     fmt::print("{}  {:>5} ago  {:>9}  {:<9}  {}\n", s.id, age_text, human_size(summary.size_bytes),
                s.state, shown(fmt::format("{}", fmt::join(s.command, " "))));
   }
-  if (json) std::cout << out.dump(2) << "\n";
+  if (json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 0;
 }
 

@@ -464,6 +464,22 @@ TEST_P(DryRun, ReadOnlyDirectoriesCommitWithTheirContent) {
   for (const char* dir : {"/ro/inner", "/ro", "/box"}) ::chmod((project_ + dir).c_str(), 0755);
 }
 
+// A file name (or an argument) that is not UTF-8 is recorded exactly: the session could not be
+// written or committed ("internal error"), its JSON being UTF-8 only.
+TEST_P(DryRun, NamesThatAreNotUtf8AreCommittedExactly) {
+  const std::string name = "bad\xffname";
+  ASSERT_EQ(dry_run("touch \"$(printf 'bad\\377name')\" && : '\xfe'").exit_code, 0);
+  const std::string id = session_id();
+  const RunResult listed = session_command({"changes", id, "--json"});
+  EXPECT_EQ(listed.exit_code, 0) << describe(listed);
+  const RunResult commit = session_command({"commit", id});
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  EXPECT_TRUE(fs::exists(project_ + "/" + name));
+  const RunResult undo = session_command({"undo", id});
+  EXPECT_EQ(undo.exit_code, 0) << describe(undo);
+  EXPECT_FALSE(fs::exists(project_ + "/" + name));
+}
+
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
   const std::string id = session_id();

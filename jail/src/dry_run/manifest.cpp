@@ -50,6 +50,47 @@ HostState state_from(const json& in) {
 
 }  // namespace
 
+// File names and arguments are bytes, JSON strings UTF-8: a name that is not UTF-8 (a tool may
+// make one) is kept as {"hex": "…"}, so that a manifest can hold every path and say it exactly.
+bool valid_utf8(const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::size_t length = byte < 0x80           ? 1
+                               : (byte >> 5) == 0x6  ? 2
+                               : (byte >> 4) == 0xe  ? 3
+                               : (byte >> 3) == 0x1e ? 4
+                                                     : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
+    i += length;
+  }
+  return true;
+}
+
+nlohmann::json text_json(const std::string& text) {
+  if (valid_utf8(text)) return text;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    hex += kHex[byte >> 4];
+    hex += kHex[byte & 0xf];
+  }
+  return json{{"hex", hex}};
+}
+
+std::string text_from(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  const std::string hex = j.at("hex").get<std::string>();
+  if (hex.size() % 2 != 0) throw std::invalid_argument("odd hex text");
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+
 std::string upper_dir(const Session& session, std::size_t layer) {
   return fmt::format("{}/layers/{}/upper", session.dir, layer);
 }
@@ -72,20 +113,18 @@ Manifest read_manifest(const std::string& session_dir) {
     Session& session = manifest.session;
     session.dir = session_dir;
     session.id = doc.at("id").get<std::string>();
-    session.command = doc.at("command").get<std::vector<std::string>>();
+    for (const json& word : doc.at("command")) session.command.push_back(text_from(word));
     session.spec_digest = doc.at("spec_digest").get<std::string>();
     session.created = doc.at("created").get<std::time_t>();
     session.state = doc.at("state").get<std::string>();
     for (const json& bind : doc.at("binds")) {
-      session.binds.push_back(
-          {bind.at("host_dir").get<std::string>(), bind.at("target").get<std::string>()});
+      session.binds.push_back({text_from(bind.at("host_dir")), text_from(bind.at("target"))});
     }
     manifest.finished = doc.value("finished", false);
     for (const json& entry : doc.value("baseline", json::array())) {
       const auto layer = entry.at("layer").get<std::size_t>();
       if (layer >= session.binds.size()) throw std::out_of_range("baseline layer out of range");
-      manifest.baseline[{layer, entry.at("path").get<std::string>()}] =
-          state_from(entry.at("before"));
+      manifest.baseline[{layer, text_from(entry.at("path"))}] = state_from(entry.at("before"));
     }
     return manifest;
   } catch (const json::exception& error) {
@@ -97,9 +136,11 @@ Manifest read_manifest(const std::string& session_dir) {
 
 void write_manifest(const Manifest& manifest) {
   const Session& session = manifest.session;
+  json command = json::array();
+  for (const std::string& word : session.command) command.push_back(text_json(word));
   json doc{{"version", 1},
            {"id", session.id},
-           {"command", session.command},
+           {"command", command},
            {"spec_digest", session.spec_digest},
            {"created", session.created},
            {"state", session.state},
@@ -107,10 +148,11 @@ void write_manifest(const Manifest& manifest) {
            {"binds", json::array()},
            {"baseline", json::array()}};
   for (const Bind& bind : session.binds)
-    doc["binds"].push_back({{"host_dir", bind.host_dir}, {"target", bind.target}});
+    doc["binds"].push_back(
+        {{"host_dir", text_json(bind.host_dir)}, {"target", text_json(bind.target)}});
   for (const auto& [key, state] : manifest.baseline) {
     doc["baseline"].push_back(
-        {{"layer", key.first}, {"path", key.second}, {"before", state_json(state)}});
+        {{"layer", key.first}, {"path", text_json(key.second)}, {"before", state_json(state)}});
   }
   const std::string path = session.dir + "/" + kManifestName;
   const std::string temporary = path + ".new";

@@ -119,7 +119,8 @@ std::string spec_digest(const Spec& spec) {
   for (const Mount& mount : spec.mounts) {
     doc["mounts"].push_back({static_cast<int>(mount.kind), mount.source, mount.target});
   }
-  return sha256_of_text(doc.dump());
+  // An argument that is not UTF-8 is digested with its bad bytes replaced: a digest, not a record.
+  return sha256_of_text(doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {

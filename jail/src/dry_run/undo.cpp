@@ -72,8 +72,8 @@ void write_undo_record(const Session& session, const std::vector<Step>& steps) {
   json doc{{"steps", json::array()}};
   for (const Step& step : steps) {
     doc["steps"].push_back({{"layer", step.layer},
-                            {"path", step.relative},
-                            {"host_path", step.host_path},
+                            {"path", text_json(step.relative)},
+                            {"host_path", text_json(step.host_path)},
                             {"backup", step.backup ? json(*step.backup) : json()},
                             {"old_mode", step.old_mode ? json(*step.old_mode) : json()},
                             {"after", state_json(step.after)}});
@@ -97,8 +97,8 @@ std::vector<Step> read_undo_record(const Session& session) {
       Step step;
       step.layer = entry.at("layer").get<std::size_t>();
       if (step.layer >= session.binds.size()) throw std::out_of_range("layer out of range");
-      step.relative = entry.at("path").get<std::string>();
-      step.host_path = entry.at("host_path").get<std::string>();
+      step.relative = text_from(entry.at("path"));
+      step.host_path = text_from(entry.at("host_path"));
       if (!entry.at("backup").is_null()) step.backup = entry.at("backup").get<std::string>();
       if (!entry.at("old_mode").is_null()) step.old_mode = entry.at("old_mode").get<mode_t>();
       step.after = state_from(entry.at("after"));
