@@ -1,6 +1,8 @@
 #include "policy_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -122,8 +124,13 @@ bool write_output(const std::string& path, const std::string& text, std::string_
 // A Docker/Podman profile or OCI linux.seccomp → policy text.
 int import_profile(const std::string& file, const std::string& output, const std::string& kernel) {
   std::ifstream in(file);
+  if (std::error_code error; std::filesystem::is_directory(file, error)) {
+    std::cerr << "jail policy import: " << file
+              << " is a directory; give the profile's JSON file (or an OCI config.json)\n";
+    return 1;
+  }
   if (!in) {
-    std::cerr << "jail policy import: cannot read " << file << "\n";
+    std::cerr << "jail policy import: cannot read " << file << ": " << std::strerror(errno) << "\n";
     return 1;
   }
   std::stringstream buf;

@@ -376,8 +376,10 @@ class Importer {
           int arg = static_cast<int>(index);
           if (!seen.insert(arg).second)
             fail(at, "a second comparison of arg" + std::to_string(arg) +
-                         " in one entry: libseccomp refuses that rule (EINVAL), so runc and "
-                         "crun fail to start the container; split it into two entries");
+                         " in one entry: libseccomp refuses that rule (EINVAL), and runtimes "
+                         "work round it differently (runc adds one rule per comparison, so "
+                         "either may match); say which is meant: one entry per comparison for "
+                         "'either', or one comparison that says both");
           d::ArgCmp cmp =
               d::from_oci(arg, *op, a.contains("value") ? number(a["value"], at + ".value") : 0,
                           a.contains("valueTwo") ? number(a["valueTwo"], at + ".valueTwo") : 0);

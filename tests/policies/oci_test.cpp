@@ -986,6 +986,9 @@ TEST_F(OciCli, ErrorsExitOneWithTheReason) {
   CliRun missing = run({"import", dir_ + "/nosuch.json"});
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("cannot read"), std::string::npos);
+  CliRun directory = run({"import", dir_});  // it said "invalid JSON at 1:1"
+  EXPECT_EQ(directory.code, 1);
+  EXPECT_NE(directory.err.find("is a directory"), std::string::npos) << directory.err;
   CliRun refused = run({"export", std::string(POLICY_SAMPLES_DIR) + "/oci_unexportable.policy"});
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.err.find("cannot express"), std::string::npos) << refused.err;
