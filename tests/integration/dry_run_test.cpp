@@ -480,6 +480,19 @@ TEST_P(DryRun, NamesThatAreNotUtf8AreCommittedExactly) {
   EXPECT_FALSE(fs::exists(project_ + "/" + name));
 }
 
+// A file the tool replaced with a filled directory commits and undoes: the path inside it was
+// refused as drift ("its directory is gone"), whatever the host did, and only --force passed.
+TEST_P(DryRun, AFileReplacedByAFilledDirectoryCommits) {
+  ASSERT_EQ(dry_run("rm keep.txt && mkdir keep.txt && echo inside > keep.txt/x").exit_code, 0);
+  const std::string id = session_id();
+  const RunResult commit = session_command({"commit", id});
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  EXPECT_EQ(read_file(project_ + "/keep.txt/x"), "inside\n");
+  const RunResult undo = session_command({"undo", id});
+  ASSERT_EQ(undo.exit_code, 0) << describe(undo);
+  EXPECT_EQ(snapshot(project_), before_);
+}
+
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
   const std::string id = session_id();

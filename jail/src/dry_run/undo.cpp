@@ -63,7 +63,10 @@ std::optional<HostState> current_state(const Session& session, std::size_t layer
     const Leaf leaf = open_leaf(root.get(), relative, relative);
     return state_at(leaf.parent.get(), leaf.name, true);
   } catch (const Error& error) {
-    if (error.errno_value() == ENOENT) return HostState{};
+    // ENOTDIR: a directory on the way is a file now — as when the tool replaced a file with a
+    // directory and filled it: the path cannot exist, and the file's own change is checked.
+    // A symlink on the way (ELOOP, EXDEV) stays drift.
+    if (error.errno_value() == ENOENT || error.errno_value() == ENOTDIR) return HostState{};
     return std::nullopt;
   }
 }
