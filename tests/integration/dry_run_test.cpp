@@ -209,6 +209,11 @@ TEST_P(DryRun, CommitOfSomePathsOnly) {
   expected["nd/deeper/f"] = "file 0644 deep\n";
   EXPECT_EQ(snapshot(project_), expected)
       << "only the paths asked for, and the directories on the way";
+  // The rest: a session commits once, and the refusal says how to have the others too.
+  const RunResult rest = session_command({"commit", id, project_ + "/new.txt"});
+  EXPECT_EQ(rest.exit_code, 1) << describe(rest);
+  EXPECT_NE(rest.err.find("committed in part"), std::string::npos) << describe(rest);
+  EXPECT_NE(rest.err.find("jail undo " + id), std::string::npos) << describe(rest);
 }
 
 TEST_P(DryRun, DriftIsRefusedUnlessForced) {

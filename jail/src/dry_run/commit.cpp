@@ -315,9 +315,18 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
                             session.id));
   }
   if (manifest.session.state != "pending" && manifest.session.state != "undone") {
+    // A session commits once (its undo record is that commit's). After a commit of some paths
+    // the others are still listed, so say how to have them too.
+    const std::size_t left = changes(manifest.session).size();
     throw Error("dry_run", EALREADY,
-                fmt::format("session {} is already committed; `jail undo {}` takes it back",
-                            session.id, session.id));
+                left == 0 ? fmt::format("session {} is already committed; `jail undo {}` takes it "
+                                        "back",
+                                        session.id, session.id)
+                          : fmt::format("session {} is already committed in part ({} change(s) "
+                                        "not committed are still listed by `jail changes {}`); a "
+                                        "session commits once: `jail undo {}`, then commit "
+                                        "everything wanted together",
+                                        session.id, left, session.id, session.id));
   }
   CommitReport report;
   report.applied = chosen_changes(manifest.session, options);
