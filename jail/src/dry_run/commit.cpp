@@ -82,8 +82,9 @@ void check_change_set(const Manifest& manifest, const std::vector<Change>& chose
                       change.host_path));
     } else if (manifest.baseline.count({change.layer, change.relative}) == 0) {
       problems.push_back(
-          fmt::format("{}: not recorded when the run ended; the session was "
-                      "changed on disk since",
+          fmt::format("{}: not a change when the run ended (the tool left it as it was); it "
+                      "differs now because the host's copy changed since, or the session was "
+                      "changed on disk; commit the other paths by name",
                       change.host_path));
     }
   }
