@@ -282,6 +282,12 @@ Limits build_limits(const RawFlags& f) {
       throw UsageError(
           fmt::format("--cpus '{}': expected a number of cores like 0.5 or 2", *f.cpus));
     }
+    if (cpus < 0.01) {
+      // The kernel's CFS bandwidth has a 1 ms quota per 100 ms period at least: smaller was
+      // quietly raised to 0.01.
+      throw UsageError(
+          fmt::format("--cpus '{}': the least the kernel can enforce is 0.01 of a core", *f.cpus));
+    }
     limits.cpus = cpus;
   }
   if (f.timeout) limits.timeout = duration_flag("--timeout", *f.timeout, false);
