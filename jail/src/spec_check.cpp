@@ -79,6 +79,12 @@ void check_mount(const Mount& mount, Problems& problems) {
   } else if (target == "/") {
     problems.push_back(fmt::format(
         "cannot mount over the jail's root '/'{}: use --rootfs DIR for a prepared root", where));
+  } else if (target == "/proc" || target == "/dev") {
+    // jail makes these itself (a private proc, a /dev of null, zero, random, tty and pts) and
+    // seals them read-only: over them a tmpfs came out empty and unwritable.
+    problems.push_back(fmt::format(
+        "cannot mount over the jail's own {}{}: it is made for the jail; mount below it instead",
+        target, where));
   }
   if (mount.kind == MountKind::tmpfs) {
     if (mount.size_bytes && *mount.size_bytes == 0) {

@@ -122,6 +122,8 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
   expect_setup_failure(concat({{"--pids", "1", "--"}, tool_}), "at least 2");
   expect_setup_failure(concat({{"--memory", "4K", "--"}, tool_}), "at least 1M");
   expect_setup_failure(concat({{"--cpus", "0.001", "--"}, tool_}), "0.01");
+  expect_setup_failure(concat({{"--tmpfs", "/dev", "--"}, tool_}), "the jail's own /dev");
+  expect_setup_failure(concat({{"--ro-bind", "/proc:/proc", "--"}, tool_}), "own /proc");
   expect_setup_failure(concat({{"--hostname", "evil\n10.0.0.1 pypi.org", "--"}, tool_}),
                        "RFC 1123");
   expect_setup_failure(concat({{"--cgroup-parent", "/../../tmp/x", "--"}, tool_}), "'..'");
