@@ -113,17 +113,6 @@ std::string audit_record(const Spec& spec, const Result& result) {
   return record.dump() + "\n";
 }
 
-bool append_audit_record(const std::string& path, const Spec& spec, const Result& result) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    spdlog::error("cannot open --audit-log {}: {}", path, std::strerror(errno));
-    return false;
-  }
-  const bool appended = append_audit_record(fd, path, spec, result);
-  ::close(fd);
-  return appended;
-}
-
 bool append_audit_record(int fd, const std::string& path, const Spec& spec, const Result& result) {
   const std::string line = audit_record(spec, result);
   // O_APPEND makes each write land at the end; the lock also keeps writers on filesystems

@@ -12,10 +12,9 @@ namespace jail::runner {
 // The line itself (for tests and for callers with their own sink).
 [[nodiscard]] std::string audit_record(const Spec& spec, const Result& result);
 
-// Appends the record to `path` with one write under an exclusive lock; concurrent runs never
-// tear or lose a line. Returns false (and logs why) when the file cannot be written.
-bool append_audit_record(const std::string& path, const Spec& spec, const Result& result);
-// The same to a log jail opened before the run (O_APPEND); `path` names it in messages.
+// Appends the record to the log jail opened (O_APPEND) before the run, with one write under an
+// exclusive lock: concurrent runs never tear or lose a line. `path` names it in messages.
+// Returns false (and logs why) when it cannot be written.
 bool append_audit_record(int fd, const std::string& path, const Spec& spec, const Result& result);
 
 }  // namespace jail::runner

@@ -212,9 +212,11 @@ int rootfs_check_command(int argc, char** argv) {
   }
   run.spec.lookups = LookupTrace::record;
 
+  const std::optional<RunReports> reports = RunReports::open(run);
+  if (!reports) return kBadInput;
   block_forwarded_signals();
   const Result result = jail::run(run.spec);
-  write_status(run, result);
+  reports->write(run, result);
   // The command itself not found in OUT: the first thing it lacks (jail's message names it).
   const bool command_missing =
       result.error && result.error->step == "exec" && result.error->errno_value == ENOENT;

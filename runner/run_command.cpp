@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -36,6 +38,21 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+// An fd for --status-file or --audit-log, or -1 (after saying why) when it cannot be opened.
+int open_report_file(const std::optional<std::string>& path, const char* flag, int mode_flag,
+                     mode_t permissions) {
+  if (!path) return -1;
+  const int fd =
+      ::open(path->c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | mode_flag, permissions);
+  if (fd < 0) {
+    const int err = errno;
+    spdlog::error(
+        "cannot open {} {}: {}{}; nothing was run", flag, *path, std::strerror(err),
+        err == ELOOP ? " (it is a symlink: jail never writes its reports through one)" : "");
+  }
+  return fd;
+}
+
 // --trace-timing: on stderr even with -q (it was asked for), after the tool's own output.
 void print_timings(const Result& result) {
   double previous = 0;
@@ -50,21 +67,29 @@ void print_timings(const Result& result) {
 
 }  // namespace
 
-void write_status(const RunOptions& run, const Result& result, int status_file_fd) {
+std::optional<RunReports> RunReports::open(const RunOptions& run) {
+  RunReports reports;
+  reports.status_file_ = open_report_file(run.status_file, "--status-file", O_TRUNC, 0644);
+  reports.audit_file_ = open_report_file(run.audit_log, "--audit-log", O_APPEND, 0600);
+  if ((run.status_file && reports.status_file_ < 0) || (run.audit_log && reports.audit_file_ < 0))
+    return std::nullopt;
+  return reports;
+}
+
+RunReports::RunReports(RunReports&& other) noexcept
+    : status_file_(std::exchange(other.status_file_, -1)),
+      audit_file_(std::exchange(other.audit_file_, -1)) {}
+
+RunReports::~RunReports() {
+  if (status_file_ >= 0) ::close(status_file_);
+  if (audit_file_ >= 0) ::close(audit_file_);
+}
+
+void RunReports::write(const RunOptions& run, const Result& result) const {
   const std::string json = to_json(result) + "\n";
   if (run.status_fd) write_all(*run.status_fd, json);
-  if (status_file_fd >= 0) {
-    write_all(status_file_fd, json);
-  } else if (run.status_file) {
-    const int fd = ::open(run.status_file->c_str(),
-                          O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      spdlog::error("cannot write --status-file {}: {}", *run.status_file, std::strerror(errno));
-      return;
-    }
-    write_all(fd, json);
-    ::close(fd);
-  }
+  if (status_file_ >= 0) write_all(status_file_, json);
+  if (audit_file_ >= 0) append_audit_record(audit_file_, *run.audit_log, run.spec, result);
 }
 
 // Signals for the tool are blocked here and read by the supervisor from a signalfd, so none is
@@ -96,21 +121,6 @@ void log_result(const Result& result) {
 
 namespace {
 
-// An fd for --status-file or --audit-log, or -1 (after saying why) when it cannot be opened.
-int open_report_file(const std::optional<std::string>& path, const char* flag, int mode_flag,
-                     mode_t permissions) {
-  if (!path) return -1;
-  const int fd =
-      ::open(path->c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | mode_flag, permissions);
-  if (fd < 0) {
-    const int err = errno;
-    spdlog::error(
-        "cannot open {} {}: {}{}; nothing was run", flag, *path, std::strerror(err),
-        err == ELOOP ? " (it is a symlink: jail never writes its reports through one)" : "");
-  }
-  return fd;
-}
-
 // A bad flag still leaves a status for a caller that asked for one: it reads the same JSON shape
 // whether jail failed on its flags or in the jail.
 void write_usage_failure(const std::vector<std::string>& options, const std::string& message) {
@@ -132,7 +142,7 @@ void write_usage_failure(const std::vector<std::string>& options, const std::str
   Result result;
   result.outcome = Outcome::setup_error;
   result.error = SetupFailure{"usage", EINVAL, message};
-  write_status(run, result);
+  if (const std::optional<RunReports> reports = RunReports::open(run)) reports->write(run, result);
 }
 
 }  // namespace
@@ -151,28 +161,15 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
     return kUsageExit;
   }
 
-  // The files jail reports to are opened before the tool runs, never through a symlink: opened
-  // afterwards, a link the tool had put at that path (in a directory bound writable) had root
-  // write the status or the audit record over any file it pointed to.
-  const int status_file = open_report_file(run.status_file, "--status-file", O_TRUNC, 0644);
-  const int audit_file = open_report_file(run.audit_log, "--audit-log", O_APPEND, 0600);
-  if ((run.status_file && status_file < 0) || (run.audit_log && audit_file < 0)) {
-    if (status_file >= 0) ::close(status_file);
-    if (audit_file >= 0) ::close(audit_file);
-    return kUsageExit;  // 125, jail's own failure: nothing ran
-  }
+  const std::optional<RunReports> reports = RunReports::open(run);
+  if (!reports) return kUsageExit;  // 125, jail's own failure: nothing ran
 
   block_forwarded_signals();
   const Result result = jail::run(run.spec);
   log_result(result);
   if (run.spec.trace_timing) print_timings(result);
   if (result.dry_run && !run.log.quiet) print_dry_run_summary(*result.dry_run);
-  write_status(run, result, status_file);
-  if (status_file >= 0) ::close(status_file);
-  if (audit_file >= 0) {
-    append_audit_record(audit_file, *run.audit_log, run.spec, result);
-    ::close(audit_file);
-  }
+  reports->write(run, result);
   return exit_code_for(result);
 }
 

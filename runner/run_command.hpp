@@ -1,6 +1,7 @@
 // `jail [OPTIONS] -- COMMAND…` (also `jail run …`): flags → jail::Spec → run → exit code.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,12 +11,31 @@
 namespace jail::runner {
 
 // Shared with the subcommands that run a tool (rootfs check): the forwarded signals blocked for
-// the supervisor's signalfd, the outcome logged, the status JSON written where asked.
+// the supervisor's signalfd, the outcome logged, the Result reported where asked.
 void block_forwarded_signals();
 void log_result(const Result& result);
-// To `status_file_fd` when it is open (jail opened --status-file before the run), else to the
-// path, never through a symlink.
-void write_status(const RunOptions& run, const Result& result, int status_file_fd = -1);
+
+// Where a run reports: --status-fd, --status-file and --audit-log. The files are opened before
+// the tool runs and never through a symlink: opened afterwards, a link the tool had put at that
+// path (in a directory bound writable) had root write the report over any file it pointed to.
+class RunReports {
+ public:
+  // nullopt, after saying why, when a file cannot be opened: then nothing may run.
+  [[nodiscard]] static std::optional<RunReports> open(const RunOptions& run);
+  RunReports(RunReports&& other) noexcept;
+  RunReports(const RunReports&) = delete;
+  RunReports& operator=(const RunReports&) = delete;
+  RunReports& operator=(RunReports&&) = delete;
+  ~RunReports();
+
+  // The Result as JSON to the status fd and file, and a record to the audit log.
+  void write(const RunOptions& run, const Result& result) const;
+
+ private:
+  RunReports() = default;
+  int status_file_ = -1;
+  int audit_file_ = -1;
+};
 
 // `options` are the words before "--" (without "jail" or "run"), `command` the words after it.
 [[nodiscard]] int run_command(const std::vector<std::string>& options,

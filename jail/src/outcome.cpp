@@ -41,8 +41,6 @@ void fill_usage(Result& result, const RunRecord& record) {
   if (usage.peak_memory_bytes) result.peak_memory_bytes = *usage.peak_memory_bytes;
 }
 
-// Names the limit behind what happened; a limit that fired turns the outcome into its own kind
-// (timeout, oom) so a caller never confuses it with a crash or an outside kill.
 // The soft RLIMIT_CPU (seconds) or RLIMIT_FSIZE the tool ran under, whether it came from
 // --cpu-time / --max-file-size or from --rlimit cpu=… / fsize=… (which win, as they are set
 // after): the kernel's signal is the same either way, and so is what it means.
@@ -58,6 +56,8 @@ std::optional<rlim_t> effective_rlimit(const Limits& limits, int resource) {
   return soft;
 }
 
+// Names the limit behind what happened; a limit that fired turns the outcome into its own kind
+// (timeout, oom) so a caller never confuses it with a crash or an outside kill.
 void apply_limits(Result& result, const RunRecord& record, const Limits& limits) {
   const bool killed = result.outcome == Outcome::signaled;
   const std::optional<rlim_t> cpu_seconds = effective_rlimit(limits, RLIMIT_CPU);

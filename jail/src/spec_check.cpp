@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -17,22 +16,18 @@
 namespace jail {
 namespace {
 
-bool valid_hostname(const std::string& name) {
-  const auto allowed = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.';
-  };
-  return std::all_of(name.begin(), name.end(), allowed) && name.front() != '-' &&
-         name.front() != '.' && name.back() != '-' && name.back() != '.';
-}
-
-// Control characters shown as \xNN, so that a message about a bad value prints on one line.
-std::string escaped_for_message(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, c);
+// What makes a hostname other than RFC 1123's letters, digits, '-' and '.' (not first or last),
+// or empty. It also goes into the jail's /etc/hosts, where a line break added an entry of the
+// caller's choosing ("pypi.org" → any address). The offending byte is named, not printed.
+std::string hostname_fault(const std::string& name) {
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(name[i]);
+    if (std::isalnum(byte) == 0 && byte != '-' && byte != '.')
+      return fmt::format("its byte {} is 0x{:02x}", i + 1, byte);
   }
-  return out;
+  const auto edge = [](char c) { return c == '-' || c == '.'; };
+  if (edge(name.front()) || edge(name.back())) return "it starts or ends with '-' or '.'";
+  return {};
 }
 
 std::string errno_text(int err) {
@@ -214,14 +209,13 @@ void check_spec(const Spec& spec) {
     }
   }
   if (spec.hostname.empty() || spec.hostname.size() > 64) {
-    problems.push_back(fmt::format("hostname '{}' must be 1 to 64 characters", spec.hostname));
-  } else if (!valid_hostname(spec.hostname)) {
-    // It also goes into the jail's /etc/hosts: a line break there added a host entry of the
-    // caller's choosing ("pypi.org" → any address).
+    problems.push_back(fmt::format("the hostname must be 1 to 64 characters; this one has {}",
+                                   spec.hostname.size()));
+  } else if (const std::string fault = hostname_fault(spec.hostname); !fault.empty()) {
     problems.push_back(fmt::format(
-        "hostname '{}' must be letters, digits, '-' and '.' (RFC 1123), not starting or ending "
-        "with '-' or '.'",
-        escaped_for_message(spec.hostname)));
+        "the hostname must be letters, digits, '-' and '.' (RFC 1123), not starting or ending "
+        "with '-' or '.': {}",
+        fault));
   }
   if (spec.cgroup_parent && normalize_jail_path(*spec.cgroup_parent).empty()) {
     // A cgroup path is read below each hierarchy's mount: '..' would make jail mkdir (and its

@@ -189,7 +189,7 @@ Result Supervisor::finish() {
   state_.reports.drain();
   if (output_) output_->drain();
   if (terminal_) terminal_->drain();
-  terminal_truncated_ = terminal_ && terminal_->truncated();
+  const bool terminal_truncated = terminal_ && terminal_->truncated();
   terminal_.reset();  // the caller's terminal is back as it was before anything else is said
   while (::wait4(state_.pid, &record.init_status, __WALL, &record.init_usage) < 0 &&
          errno == EINTR) {
@@ -198,7 +198,7 @@ Result Supervisor::finish() {
   record.reports = state_.reports.reports();
   record.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - state_.started).count();
   record.timed_out = timed_out_;
-  record.output_truncated = (output_ && output_->truncated()) || terminal_truncated_;
+  record.output_truncated = (output_ && output_->truncated()) || terminal_truncated;
   if (denials_) {
     record.denials = denials_->denials();
     record.violation = denials_->violation();

@@ -50,7 +50,6 @@ class Supervisor {
   std::unique_ptr<DenialHandler> denials_;
   std::unique_ptr<RunscDenialLog> runsc_denials_;
   std::unique_ptr<TerminalRelay> terminal_;
-  bool terminal_truncated_ = false;  // kept past terminal_, which ends before the record
   std::unique_ptr<OutputRelay> output_;
   std::unique_ptr<InputRelay> input_;
   // Wall-clock limit: SIGTERM at the deadline, SIGKILL after the grace.

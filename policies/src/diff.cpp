@@ -84,21 +84,26 @@ std::optional<SyscallChange> compare(const Policy& before, const Policy& after, 
                   {},
                   {}};
   detail::ArgPoints points = detail::boundary_points(ra, rb);
+  // Keeps the first example of each kind of difference, showing the arguments the conditions
+  // read and any other a witness set.
+  auto consider = [&](const std::uint64_t(&args)[6]) {
+    const Action& a = decide(ra, before.default_action, args);
+    const Action& b = decide(rb, after.default_action, args);
+    if (a == b) return;
+    int sa = strictness(a), sb = strictness(b);
+    std::optional<Example>& slot = sb < sa ? c.widened : sb > sa ? c.narrowed : c.other;
+    if (slot) return;
+    Example e{{}, a, b};
+    for (int index = 0; index < 6; ++index)
+      if (args[index] != 0 || std::count(points.indexes.begin(), points.indexes.end(), index))
+        e.args.emplace_back(index, args[index]);
+    slot = std::move(e);
+  };
   std::vector<std::size_t> at(points.indexes.size(), 0);
   std::uint64_t args[6] = {0, 0, 0, 0, 0, 0};
   for (;;) {
     for (std::size_t i = 0; i < at.size(); ++i) args[points.indexes[i]] = points.values[i][at[i]];
-    const Action& a = decide(ra, before.default_action, args);
-    const Action& b = decide(rb, after.default_action, args);
-    if (a != b) {
-      int sa = strictness(a), sb = strictness(b);
-      std::optional<Example>& slot = sb < sa ? c.widened : sb > sa ? c.narrowed : c.other;
-      if (!slot) {
-        Example e{{}, a, b};
-        for (int index : points.indexes) e.args.emplace_back(index, args[index]);
-        slot = std::move(e);
-      }
-    }
+    consider(args);
     std::size_t i = 0;
     while (i < at.size() && ++at[i] == points.values[i].size()) at[i++] = 0;
     if (i == at.size()) break;
@@ -109,18 +114,7 @@ std::optional<SyscallChange> compare(const Policy& before, const Policy& after, 
       detail::disagreement_witnesses(ra, before.default_action, rb, after.default_action);
   for (const detail::Args& w : witnesses.value_or(std::vector<detail::Args>{})) {
     for (std::size_t i = 0; i < 6; ++i) args[i] = w[i];
-    const Action& a = decide(ra, before.default_action, args);
-    const Action& b = decide(rb, after.default_action, args);
-    if (a == b) continue;
-    int sa = strictness(a), sb = strictness(b);
-    std::optional<Example>& slot = sb < sa ? c.widened : sb > sa ? c.narrowed : c.other;
-    if (!slot) {
-      Example e{{}, a, b};
-      for (int index = 0; index < 6; ++index)
-        if (args[index] != 0 || std::count(points.indexes.begin(), points.indexes.end(), index))
-          e.args.emplace_back(index, args[index]);
-      slot = std::move(e);
-    }
+    consider(args);
   }
   c.change = classify(c.widened.has_value(), c.narrowed.has_value(), c.other.has_value());
   const bool exact = points.exact || witnesses.has_value();

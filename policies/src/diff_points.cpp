@@ -132,7 +132,7 @@ std::optional<Args> witness(const Conjunction& c) {
     Args args{};
     for (const ArgCmp& cmp : rule) {
       const std::size_t i = static_cast<std::size_t>(cmp.arg);
-      args[i] = cmp.op == CmpOp::eq ? cmp.value : cmp.op == CmpOp::ne ? cmp.value + 1 : cmp.value;
+      args[i] = cmp.op == CmpOp::ne ? cmp.value + 1 : cmp.value;
     }
     const bool met = std::all_of(c.begin(), c.end(), [&](const ArgCmp& cmp) {
       return holds(cmp, args[static_cast<std::size_t>(cmp.arg)]);

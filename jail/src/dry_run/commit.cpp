@@ -209,18 +209,11 @@ class Applier {
     Step step{change.layer, change.relative, change.host_path, {}, {}, {}};
     // A file with other names (a hard link, perhaps from outside the bound directory, as
     // package stores and `cp -al` trees make) is not chmodded in place, which would change
-    // every name: the tool's copy-on-write layer broke the link, and so does the commit.
+    // every name: the tool's copy-on-write layer broke the link, and so does the commit — the
+    // file is replaced below, with its own content.
     const bool shared_file = exists && S_ISREG(current.st_mode) && current.st_nlink > 1;
-    if (change.kind == ChangeKind::mode_changed && shared_file) {
-      step.backup = std::to_string(steps_.size());
-      copy_at(parent, leaf.name, backups_fd_.get(), *step.backup);
-      steps_.push_back(step);
-      const UniqueFd content(::openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-      if (!content.valid()) fail("open", change);
-      replace_file_at(parent, leaf.name, content.get(), change.new_mode, &current);
-      return;
-    }
-    if (change.kind == ChangeKind::mode_changed && exists && !S_ISLNK(current.st_mode)) {
+    if (change.kind == ChangeKind::mode_changed && exists && !S_ISLNK(current.st_mode) &&
+        !shared_file) {
       step.old_mode = current.st_mode & 07777;
       steps_.push_back(step);
       if (S_ISDIR(current.st_mode)) {
@@ -247,7 +240,10 @@ class Applier {
     switch (change.type) {
       case EntryType::file: {
         const UniqueFd upper = open_directory(upper_dir(session_, change.layer));
-        const UniqueFd content = open_beneath(upper.get(), change.relative, O_RDONLY);
+        const UniqueFd content =
+            change.kind == ChangeKind::mode_changed && shared_file
+                ? UniqueFd(::openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC))
+                : open_beneath(upper.get(), change.relative, O_RDONLY);
         if (!content.valid()) fail("open the new content of", change);
         replace_file_at(parent, leaf.name, content.get(), change.new_mode, owner);
         break;
