@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -35,8 +38,19 @@ constexpr std::array kDevices = {"null", "zero", "full", "random", "urandom", "t
 constexpr std::uint64_t kDevShmBytes = 64ull << 20;
 constexpr std::uint64_t kDevBytes = 64ull << 10;
 
-// Recreates a host symlink, or binds the entry read-only, or does nothing if it is absent.
-void mirror(PlanBuilder& builder, const std::string& path) {
+// The paths the caller's own mounts take, as check_spec read them ("/data/" is /data).
+std::vector<std::string> mount_targets(const Spec& spec) {
+  std::vector<std::string> targets;
+  for (const Mount& mount : spec.mounts) targets.push_back(normalize_jail_path(mount.target));
+  return targets;
+}
+
+// Recreates a host symlink, or binds the entry read-only, or does nothing if it is absent — or
+// when one of the caller's mounts takes that very path: then the caller's file or directory is
+// what the tool should see there, and jail's copy of the host's entry would only be in the way
+// (a symlink such as /etc/localtime or /bin cannot be mounted over at all).
+void mirror(PlanBuilder& builder, const std::string& path, const std::vector<std::string>& taken) {
+  if (std::find(taken.begin(), taken.end(), path) != taken.end()) return;
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) return;
   if (S_ISLNK(info.st_mode)) {
@@ -66,10 +80,11 @@ std::string group_for(const Identity& identity) {
 }
 
 void add_host_minimal(PlanBuilder& builder, const Spec& spec, const Identity& identity) {
-  for (const char* dir : kSystemDirs) mirror(builder, dir);
+  const std::vector<std::string> taken = mount_targets(spec);
+  for (const char* dir : kSystemDirs) mirror(builder, dir, taken);
   builder.mkdir("/etc");
-  for (const char* entry : kEtcEntries) mirror(builder, std::string("/etc/") + entry);
-  if (spec.net == Net::host) mirror(builder, "/etc/resolv.conf");
+  for (const char* entry : kEtcEntries) mirror(builder, std::string("/etc/") + entry, taken);
+  if (spec.net == Net::host) mirror(builder, "/etc/resolv.conf", taken);
   builder.file("/etc/passwd", passwd_for(identity));
   builder.file("/etc/group", group_for(identity));
   builder.file("/etc/hostname", spec.hostname + "\n");

@@ -68,6 +68,20 @@ TEST_P(Mounts, RoBindStaysReadOnlyUnderARwBind) {
   EXPECT_EQ(r.out, "/outer/a ok\n/outer/inner/b EROFS\n") << describe(r);
 }
 
+TEST_P(Mounts, MountsTakeThePlaceOfTheRootsOwnEntries) {
+  // jail's root recreates /etc/localtime and /bin as the host has them (symlinks on Debian 12);
+  // a mount at that very path is what the tool sees there, not a "cannot mount on a symlink".
+  TempDir data;
+  write_file(data / "zone", "zone-of-the-caller\n", 0644);
+  std::filesystem::create_directory(data / "bin");
+  std::filesystem::copy_file("/usr/bin/echo", data / "bin/own-echo");
+  RunResult r =
+      run({"--ro-bind", (data / "zone") + ":/etc/localtime", "--ro-bind", (data / "bin") + ":/bin",
+           "--", "/usr/bin/sh", "-c", "cat /etc/localtime; /bin/own-echo from-the-callers-bin"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "zone-of-the-caller\nfrom-the-callers-bin\n") << describe(r);
+}
+
 TEST_P(Mounts, TmpfsIsWritableAndEmpty) {
   RunResult r = run({"--tmpfs", "/scratch", "--", "sh", "-c",
                      "ls -A /scratch; echo data > /scratch/f && cat /scratch/f &&"

@@ -531,6 +531,20 @@ TEST_F(Runsc, EtcIsTheNativeRunsEtc) {
   EXPECT_EQ(native.out.find("/etc/shadow"), std::string::npos) << native.out;
 }
 
+// As natively (Mounts.MountsTakeThePlaceOfTheRootsOwnEntries): a mount at the path of one of
+// the root's own symlinks replaces it, where the bundle's rootfs had the link already.
+TEST_F(Runsc, MountsTakeThePlaceOfTheRootsOwnEntries) {
+  TempDir data;
+  write_file(data / "zone", "zone-of-the-caller\n", 0644);
+  std::filesystem::create_directory(data / "bin");
+  std::filesystem::copy_file("/usr/bin/echo", data / "bin/own-echo");
+  RunResult r = runsc({"--ro-bind", (data / "zone") + ":/etc/localtime", "--ro-bind",
+                       (data / "bin") + ":/bin", "--no-cwd", "--", "/usr/bin/sh", "-c",
+                       "cat /etc/localtime; /bin/own-echo from-the-callers-bin"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "zone-of-the-caller\nfrom-the-callers-bin\n") << describe(r);
+}
+
 // An exported bundle is kept and run later: it binds the host's /etc entries rather than
 // carrying copies of the day it was written.
 TEST_F(Runsc, ExportedBundleBindsTheHostsEtc) {
