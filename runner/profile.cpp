@@ -157,6 +157,9 @@ class Loader {
     return Profile{file_, std::move(settings_)};
   }
 
+  // The settings read so far, whether or not others were wrong.
+  [[nodiscard]] const std::vector<ProfileSetting>& settings() const { return settings_; }
+
   void error(const toml::source_region& where, const std::string& message) {
     errors_.push_back(at(where) + ": " + message);
   }
@@ -307,7 +310,9 @@ Profile parse_profile(std::string_view text, const std::string& path) {
   return loader.finish();
 }
 
-Profile load_profile(const std::string& path) {
+namespace {
+
+std::string read_profile_text(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error))
     throw UsageError(fmt::format("--profile {}: no such file (or not a regular file)", path));
@@ -316,7 +321,26 @@ Profile load_profile(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad() || !in.is_open())
     throw UsageError(fmt::format("--profile {}: cannot read the file", path));
-  return parse_profile(buffer.str(), path);
+  return buffer.str();
+}
+
+}  // namespace
+
+Profile load_profile(const std::string& path) {
+  return parse_profile(read_profile_text(path), path);
+}
+
+std::optional<std::string> profile_status_file(const std::string& path) noexcept {
+  try {
+    Loader loader(path, std::filesystem::absolute(path).parent_path());
+    loader.load(toml::parse(read_profile_text(path), path));
+    for (const ProfileSetting& setting : loader.settings()) {
+      if (setting.flag == "--status-file") return setting.value;
+    }
+  } catch (const std::exception&) {
+    // Unreadable, or not TOML at all: there is no status file to write to.
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string_view> profile_keys() {

@@ -30,6 +30,11 @@ struct Profile {
 [[nodiscard]] Profile load_profile(const std::string& path);
 [[nodiscard]] Profile parse_profile(std::string_view text, const std::string& path);
 
+// The status-file the profile at `path` names, as load_profile would resolve it, even when
+// another of its settings is wrong: the usage failure that setting causes is reported there
+// too. nullopt when the profile names none or cannot be read as TOML at all.
+[[nodiscard]] std::optional<std::string> profile_status_file(const std::string& path) noexcept;
+
 // The flags a profile may set (all run flags but --profile, --status-fd and --log-fd, which
 // name this invocation's own descriptors), for --help and the docs.
 [[nodiscard]] std::vector<std::string_view> profile_keys();

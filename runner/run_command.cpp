@@ -17,6 +17,7 @@
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
 #include "jail/signals.hpp"
+#include "profile.hpp"
 #include "run_options.hpp"
 #include "session_commands.hpp"
 
@@ -125,6 +126,7 @@ namespace {
 // whether jail failed on its flags or in the jail.
 void write_usage_failure(const std::vector<std::string>& options, const std::string& message) {
   RunOptions run;
+  std::optional<std::string> profile;
   for (std::size_t i = 0; i < options.size(); ++i) {
     const std::string& word = options[i];
     const bool has_value = i + 1 < options.size();
@@ -133,10 +135,14 @@ void write_usage_failure(const std::vector<std::string>& options, const std::str
       if (word.starts_with("--status-file=")) run.status_file = word.substr(14);
       if (word == "--status-fd" && has_value) run.status_fd = std::stoi(options[i + 1]);
       if (word.starts_with("--status-fd=")) run.status_fd = std::stoi(word.substr(12));
+      if (word == "--profile" && has_value) profile = options[i + 1];
+      if (word.starts_with("--profile=")) profile = word.substr(10);
     } catch (const std::exception&) {
       // not a number: that is the usage error itself; there is no fd to write to
     }
   }
+  // As parse_run_options: the command line's own --status-file wins over the profile's.
+  if (!run.status_file && profile) run.status_file = profile_status_file(*profile);
   if (run.status_fd && ::fcntl(*run.status_fd, F_GETFD) < 0) run.status_fd.reset();
   if (!run.status_fd && !run.status_file) return;
   Result result;

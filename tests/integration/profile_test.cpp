@@ -73,6 +73,25 @@ TEST_P(Profile, MistakesStopTheRunWithTheirPlace) {
   EXPECT_NE(m.err.find("in profile " + missing + ":1:"), std::string::npos) << describe(m);
 }
 
+TEST_P(Profile, AMistakeIsReportedInTheProfilesStatusFile) {
+  // A caller that reads the status file the profile names learns of a mistake in that same
+  // profile, or on the command line, as it would of any other usage error.
+  TempDir work;
+  const std::string file = work / "p.toml";
+  write_file(file, "status-file = \"status.json\"\nmemory = \"lots\"\n");
+  RunResult r = run({"--profile", file, "--", "true"}, {.cwd = work.path()});
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  const std::string status = read_file(work / "status.json").value_or("<missing>");
+  EXPECT_NE(status.find("\"outcome\":\"setup_error\""), std::string::npos) << status;
+  EXPECT_NE(status.find("'memory' = \\\"lots\\\" is not a size"), std::string::npos) << status;
+
+  write_file(file, "status-file = \"status.json\"\n");
+  RunResult cli = run({"--profile=" + file, "--pids", "-1", "--", "true"}, {.cwd = work.path()});
+  EXPECT_EQ(cli.exit_code, 125) << describe(cli);
+  const std::string again = read_file(work / "status.json").value_or("<missing>");
+  EXPECT_NE(again.find("--pids"), std::string::npos) << again;
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(Profile);
 
 }  // namespace
