@@ -531,6 +531,23 @@ TEST_P(DryRun, SessionDirInsideTheProjectIsAClearError) {
   EXPECT_FALSE(fs::exists(project_ + "/.sessions"));
 }
 
+// overlayfs cannot take a directory with a mount below it from inside the jail's user
+// namespace; the refusal names the mount, before a session is made. The mount is made in a
+// mount namespace of the test's own (so as root only: the cause does not depend on the caller).
+TEST_P(DryRun, AMountInsideTheBoundDirectoryIsNamed) {
+  if (!as_root()) {
+    GTEST_SKIP() << "the mount below the project is made with unshare -m, which needs root; the "
+                    "root caller's run covers the refusal, which jail makes before anything runs";
+  }
+  const std::string out = shell_output(
+      "cd " + project_ + " && unshare --mount --propagation private sh -c 'mount -t tmpfs none " +
+      project_ + "/box && exec " + JAIL_BINARY + " --dry-run --session-dir " + sessions_ +
+      " -- true'; echo rc=$?");
+  EXPECT_NE(out.find(project_ + "/box is mounted inside it"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=125"), std::string::npos) << out;
+  EXPECT_TRUE(fs::is_empty(sessions_)) << "a refused dry run leaves no session";
+}
+
 // A run jail could not set up ran no tool: no session is left to review or to clean up.
 TEST_P(DryRun, SetupFailureLeavesNoSession) {
   RunOptions options;

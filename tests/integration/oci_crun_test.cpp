@@ -18,16 +18,6 @@
 namespace jail_test {
 namespace {
 
-std::string shell_output(const std::string& command) {
-  std::string out;
-  FILE* pipe = ::popen(("{ " + command + "; } 2>&1").c_str(), "r");
-  if (pipe == nullptr) return "popen failed";
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
-  ::pclose(pipe);
-  return out;
-}
-
 // A v2 hierarchy mounted beside the v1 ones, with controllers enabled in it: what crun calls
 // hybrid mode and refuses.
 bool host_cgroups_are_hybrid() {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -288,6 +289,16 @@ std::string trim(std::string_view text) {
   if (b == std::string_view::npos) return {};
   std::size_t e = text.find_last_not_of(space);
   return std::string(text.substr(b, e - b + 1));
+}
+
+std::string shell_output(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(("{ " + command + "; } 2>&1").c_str(), "r");
+  if (pipe == nullptr) return "popen failed";
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+  ::pclose(pipe);
+  return out;
 }
 
 std::vector<std::string> probe_mount() {

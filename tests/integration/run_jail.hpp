@@ -124,6 +124,8 @@ std::vector<std::string> split_lines(std::string_view text);
 // Joins argument lists: concat({probe_mount(), {"--", probe("list_fds")}}).
 std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> parts);
 std::string trim(std::string_view text);
+// What `sh -c COMMAND` wrote to stdout and stderr together, as the test process (root) runs it.
+std::string shell_output(const std::string& command);
 
 // `--ro-bind <probe dir>:/probes`; run a probe as `/probes/<name>`.
 std::vector<std::string> probe_mount();

@@ -14,6 +14,7 @@
 
 #include "cgroup.hpp"
 #include "files.hpp"
+#include "mountinfo.hpp"
 
 namespace jail::cgroup {
 
@@ -93,23 +94,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   return out;
 }
 
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      const char a = s[i + 1], b = s[i + 2], c = s[i + 3];
-      if (a >= '0' && a <= '3' && b >= '0' && b <= '7' && c >= '0' && c <= '7') {
-        out += static_cast<char>((a - '0') * 64 + (b - '0') * 8 + (c - '0'));
-        i += 3;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
-}
-
 struct Mount {
   std::string dev;  // major:minor identifies the hierarchy across several mounts of it
   std::string root;
@@ -128,7 +112,11 @@ std::vector<Mount> cgroup_mounts(std::string_view mountinfo) {
     if (f.size() < 5 || dash == f.end() || f.end() - dash < 4) continue;
     const std::string_view fstype = dash[1];
     if (fstype != "cgroup" && fstype != "cgroup2") continue;
-    Mount m{std::string(f[2]), unescape(f[3]), unescape(f[4]), fstype == "cgroup2", {}};
+    Mount m{std::string(f[2]),
+            unescape_mountinfo(f[3]),
+            unescape_mountinfo(f[4]),
+            fstype == "cgroup2",
+            {}};
     if (!m.v2) {
       for (std::string_view opt : split(dash[3], ',')) {
         if (is_v1_controller(opt)) m.controllers.emplace_back(opt);

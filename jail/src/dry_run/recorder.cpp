@@ -9,7 +9,9 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +21,7 @@
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
 #include "log.hpp"
+#include "mountinfo.hpp"
 
 namespace jail::dry_run {
 namespace fs = std::filesystem;
@@ -64,6 +67,24 @@ void check_apart(const fs::path& sessions, const std::string& host_dir) {
                             "inside the session directory); keep sessions elsewhere with "
                             "--session-dir DIR",
                             host_dir, sessions.string()));
+  }
+}
+
+// overlayfs takes a lower directory from inside the jail's user namespace only when nothing is
+// mounted below it (the mounts the namespace inherited are locked to their parents), and fails
+// with a bare EINVAL otherwise; say which mount is in the way, before anything is made.
+void check_no_mounts_below(const std::string& host_dir, const std::string& origin) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const std::string& point : mount_points(text.str())) {
+    if (point == host_dir || !within(point, host_dir)) continue;
+    throw Error("dry_run", EBUSY,
+                fmt::format("cannot dry-run {} ({}): {} is mounted inside it, and a dry run's "
+                            "copy-on-write layer cannot cover a directory with other mounts "
+                            "below it; make it --ro-bind, or bind a directory that holds no "
+                            "mount point",
+                            host_dir, origin, point));
   }
 }
 
@@ -145,6 +166,7 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
                               spec.mounts[i].source, spec.mounts[i].origin));
     }
     check_apart(sessions, host_dir);
+    check_no_mounts_below(host_dir, spec.mounts[i].origin);
     recorder->layers_[i] = Layer{host_dir, upper_dir(session, session.binds.size()),
                                  work_dir(session, session.binds.size())};
     session.binds.push_back({host_dir, spec.mounts[i].target});
