@@ -35,6 +35,14 @@ int run_rootfs_command(int argc, char** argv) {
   build->add_option("--file", files, "a single file")->allow_extra_args(false);
   build->add_option("--library", libraries, "a library loaded with dlopen() (soname)")
       ->allow_extra_args(false);
+  bool replace = false, copy = false;
+  build->add_flag("--replace", replace,
+                  "OUT may be a root built earlier: the new one takes its place (its content is "
+                  "removed)");
+  build->add_flag("--copy", copy,
+                  "copy every file; by default host files are reflinked or hard-linked where the "
+                  "filesystem allows (a hard link is the host's own file: replace files in OUT, "
+                  "never write into them)");
   build
       ->add_option("--recipe", recipes,
                    "a recipe: a shipped name (python3, busybox, shell) or a .toml file")
@@ -50,6 +58,8 @@ int run_rootfs_command(int argc, char** argv) {
   for (const auto& tree : trees) request.trees.emplace_back(tree);
   for (const auto& file : files) request.files.emplace_back(file);
   request.libraries = libraries;
+  request.replace = replace;
+  request.share_with_host = !copy;
   try {
     for (const auto& recipe : recipes) rootfs::add_recipe(request, recipe);
     const rootfs::BuildReport report = rootfs::build_rootfs(request);

@@ -3,18 +3,23 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "root_dir.hpp"
 #include "rootfs/elf.hpp"
 #include "rootfs/resolver.hpp"
 
@@ -23,41 +28,123 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// jail mounts its own /proc, /dev and /tmp over these: whatever a build put there is hidden.
 constexpr std::array kMountPoints = {"proc", "dev", "tmp"};
 
+// Where a library that only the host's loader cache names is linked from, so that the root's
+// loader (which has no cache) finds it in a directory it searches by default.
+constexpr const char* kCachedLibraryLinks = "/usr/lib/x86_64-linux-gnu";
+
+// A file in the root keeps its permission bits but never set-uid, set-gid or sticky: a copy
+// owned by whoever builds (root, often) would be a new set-uid program on the host.
+constexpr mode_t kKeptModeBits = 0777;
+
+constexpr std::array kFallbackPath = {"/usr/local/bin",  "/usr/bin",  "/bin",
+                                      "/usr/local/sbin", "/usr/sbin", "/sbin"};
+
 fs::path find_binary(const std::string& name) {
+  if (name.empty()) throw BuildError("an empty --binary: give a program's name or path");
   if (name.find('/') != std::string::npos) {
-    if (!fs::exists(name)) throw BuildError(fmt::format("binary {} does not exist", name));
-    return fs::absolute(name);
+    std::error_code error;
+    if (!fs::exists(name, error)) throw BuildError(fmt::format("binary {} does not exist", name));
+    return fs::absolute(name).lexically_normal();
   }
-  for (const char* dir :
-       {"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"}) {
+  std::vector<std::string> dirs;
+  const char* path = std::getenv("PATH");
+  std::stringstream words(path != nullptr ? path : "");
+  for (std::string dir; std::getline(words, dir, ':');) {
+    if (!dir.empty() && fs::path(dir).is_absolute()) dirs.push_back(dir);
+  }
+  dirs.insert(dirs.end(), kFallbackPath.begin(), kFallbackPath.end());
+  // The first ELF program of that name: a wrapper script or a version manager's shim earlier
+  // on the PATH (pyenv's python3) is passed over for the program a root can hold.
+  std::optional<fs::path> first;
+  for (const std::string& dir : dirs) {
     const fs::path candidate = fs::path(dir) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    std::error_code error;
+    if (::access(candidate.c_str(), X_OK) != 0 || !fs::is_regular_file(candidate, error)) continue;
+    if (!first) first = candidate;
+    try {
+      if (read_elf(fs::canonical(candidate, error))) return candidate;
+    } catch (const std::runtime_error&) {
+      // another machine's program: not this one
+    }
   }
+  if (first) return *first;  // not ELF: add_binary says so, naming it
   throw BuildError(fmt::format(
-      "binary '{}' is not on this host (searched /usr/local/bin /usr/bin /bin /usr/local/sbin "
-      "/usr/sbin /sbin); give its path or install it",
+      "binary '{}' is not on this host (searched $PATH and /usr/local/bin /usr/bin /bin "
+      "/usr/local/sbin /usr/sbin /sbin); give its path or install it",
       name));
+}
+
+// The first name of `path` in the root when it is one of jail's own mount points.
+const char* hidden_under(const fs::path& path) {
+  const fs::path relative = path.lexically_normal().relative_path();
+  if (relative.empty()) return nullptr;
+  const std::string top = relative.begin()->string();
+  for (const char* dir : kMountPoints) {
+    if (top == dir) return dir;
+  }
+  return nullptr;
+}
+
+void refuse_hidden(const fs::path& path, std::string_view what) {
+  if (const char* dir = hidden_under(path)) {
+    throw BuildError(
+        fmt::format("{} {} would be under /{} in the root, where jail mounts its own /{}: the "
+                    "tool could not see it; put it elsewhere (e.g. /usr/local or /opt) first",
+                    what, path.string(), dir, dir));
+  }
+}
+
+void write_all(int fd, std::string_view text, const fs::path& where) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw BuildError(fmt::format("cannot write {}: {}", where.string(), std::strerror(errno)));
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void copy_bytes(int in, int out, const fs::path& source) {
+  bool ranged = true;
+  for (;;) {
+    const ssize_t n = ranged ? ::copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0)
+                             : ::sendfile(out, in, nullptr, 1 << 30);
+    if (n == 0) return;
+    if (n > 0 || errno == EINTR) continue;
+    // copy_file_range does not serve every pair of filesystems; sendfile does the same work.
+    if (ranged && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+      ranged = false;
+      continue;
+    }
+    throw BuildError(fmt::format("cannot copy {}: {}", source.string(), std::strerror(errno)));
+  }
 }
 
 class Builder {
  public:
-  Builder(const BuildRequest& request) : out_(fs::absolute(request.out)) {}
+  Builder(const BuildRequest& request, const fs::path& out, const fs::path& staging)
+      : out_(out),
+        staging_(staging),
+        root_(staging),
+        share_(request.share_with_host),
+        resolver_(request.ld_so_cache) {}
 
   void prepare() {
-    fs::create_directories(out_);
     // The host's merged-/usr links (/lib -> usr/lib …) are kept, so every path a binary or the
     // loader names resolves inside the root the same way it does on the host.
     for (const char* top : {"bin", "sbin", "lib", "lib32", "lib64", "libx32"}) {
       const fs::path host = fs::path("/") / top;
-      if (fs::is_symlink(host)) {
-        const fs::path link = fs::read_symlink(host);
-        fs::create_directories(out_ / link.relative_path());
-        if (!fs::exists(fs::symlink_status(out_ / top))) fs::create_symlink(link, out_ / top);
-      }
+      std::error_code error;
+      if (!fs::is_symlink(host, error)) continue;
+      const fs::path link = fs::read_symlink(host, error);
+      if (error) continue;
+      (void)root_.directory(fs::path("/") / link);
+      if (!root_.entry(top)) root_.symlink(top, link.string());
     }
-    for (const char* dir : kMountPoints) fs::create_directories(out_ / dir);
+    for (const char* dir : kMountPoints) (void)root_.directory(dir);
   }
 
   void add_binary(const std::string& name) {
@@ -68,7 +155,8 @@ class Builder {
                       "as the binary and the script as a file)",
                       path.string()));
     }
-    add_path(path, {});
+    refuse_hidden(path, "binary");
+    add_path(path, {}, Kind::program);
   }
 
   void add_library(const std::string& soname) {
@@ -76,91 +164,133 @@ class Builder {
     const auto found = resolver_.find(soname, "/", none, {});
     if (!found)
       throw BuildError(fmt::format("library {} (from the recipe) is not on this host", soname));
-    add_path(*found, {});
+    add_path(*found, {}, Kind::program);
+    link_if_only_cached(soname, *found, {});
   }
 
-  void add_tree(const fs::path& tree) {
-    if (!fs::is_directory(tree))
-      throw BuildError(fmt::format("tree {} is not a directory", tree.string()));
-    std::set<fs::path> entries;  // sorted: the same tree is built the same way every time
-    for (const auto& entry : fs::recursive_directory_iterator(tree, fs::directory_options::none)) {
-      entries.insert(entry.path());
+  void add_tree(const fs::path& given) {
+    const fs::path tree = fs::absolute(given).lexically_normal();
+    std::error_code error;
+    if (!fs::is_directory(tree, error))
+      throw BuildError(fmt::format("tree {} is not a directory", given.string()));
+    refuse_hidden(tree, "tree");
+    for (const fs::path& own : {out_, staging_}) {
+      const auto [end, _] = std::mismatch(tree.begin(), tree.end(), own.begin(), own.end());
+      if (end == tree.end()) {
+        throw BuildError(
+            fmt::format("tree {} holds the root being built ({}); build it outside "
+                        "the trees it copies",
+                        tree.string(), out_.string()));
+      }
     }
-    fs::create_directories(out_ / tree.relative_path());
+    std::set<fs::path> entries;  // sorted: the same tree is built the same way every time
+    for (auto it = fs::recursive_directory_iterator(tree, fs::directory_options::none, error);
+         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+      entries.insert(it->path());
+    }
+    if (error) {
+      throw BuildError(fmt::format("cannot read tree {}: {}", tree.string(), error.message()));
+    }
+    (void)root_.directory(tree);
     for (const auto& entry : entries) {
-      if (fs::is_directory(fs::symlink_status(entry))) {
-        fs::create_directories(out_ / entry.relative_path());
+      if (fs::is_directory(fs::symlink_status(entry, error))) {
+        (void)root_.directory(entry);
       } else {
-        add_path(entry, {});
+        add_path(entry, {}, Kind::data);
       }
     }
   }
 
-  void add_file(const fs::path& file) {
-    if (!fs::exists(file)) throw BuildError(fmt::format("file {} does not exist", file.string()));
-    add_path(fs::absolute(file), {});
+  void add_file(const fs::path& given) {
+    const fs::path file = fs::absolute(given).lexically_normal();
+    std::error_code error;
+    if (!fs::exists(fs::symlink_status(file, error)))
+      throw BuildError(fmt::format("file {} does not exist", given.string()));
+    if (fs::is_directory(file, error)) {
+      throw BuildError(fmt::format(
+          "file {} is a directory; give it as a tree (--tree, or trees = [...] in a recipe)",
+          given.string()));
+    }
+    refuse_hidden(file, "file");
+    add_path(file, {}, Kind::data);
   }
 
   void add_link(const std::string& where, const std::string& text) {
-    const fs::path dest = out_ / fs::path(where).relative_path();
-    fs::create_directories(dest.parent_path());
-    if (fs::exists(fs::symlink_status(dest))) fs::remove(dest);
-    fs::create_symlink(text, dest);
+    refuse_hidden(where, "link");
+    root_.symlink(where, text);
     ++report_.links;
   }
 
+  // The generated /etc, except a file the caller put there itself (--file /etc/hosts is theirs).
   void write_etc() {
-    fs::create_directories(out_ / "etc");
-    write(out_ / "etc/passwd",
-          "root:x:0:0:root:/root:/usr/sbin/nologin\njail:x:1000:1000:jail:/tmp:/bin/sh\n"
-          "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
-    write(out_ / "etc/group", "root:x:0:\njail:x:1000:\nnogroup:x:65534:\n");
-    write(out_ / "etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n");
-    write(out_ / "etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n");
-    // No ld.so.cache: every library sits in a directory the loader searches by default, or is
-    // found through the RUNPATH it was found by.
+    (void)root_.directory("/etc");
+    write_new("/etc/passwd",
+              "root:x:0:0:root:/root:/usr/sbin/nologin\njail:x:1000:1000:jail:/tmp:/bin/sh\n"
+              "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+    write_new("/etc/group", "root:x:0:\njail:x:1000:\nnogroup:x:65534:\n");
+    write_new("/etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n");
+    write_new("/etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n");
+    // No ld.so.cache: every library sits in a directory the loader searches by default (or is
+    // linked from one, link_if_only_cached), or is found through the RUNPATH it was found by.
   }
 
   [[nodiscard]] const BuildReport& report() const { return report_; }
 
  private:
-  void write(const fs::path& path, const std::string& text) {
-    std::ofstream(path, std::ios::trunc) << text;
+  // A program's file must be one the loader can read; a tree's or a file's may be anything,
+  // including an ELF file for another machine, which is copied as data.
+  enum class Kind { program, data };
+
+  void write_new(const fs::path& path, const std::string& text) {
+    if (root_.entry(path)) return;
+    const Fd file = root_.create(path, 0644);
+    write_all(file.get(), text, path);
     ++report_.files;
     report_.bytes += text.size();
   }
 
   // Copies `path` (a symlink is recreated and its target added too), then everything an ELF
   // file needs. `inherited_rpath` is the DT_RPATH of the objects that loaded this one.
-  void add_path(const fs::path& path, const std::vector<std::string>& inherited_rpath) {
+  void add_path(const fs::path& path, const std::vector<std::string>& inherited_rpath, Kind kind) {
     const fs::path normal = path.lexically_normal();
     if (!done_.insert(normal).second) return;
-    const fs::path dest = out_ / normal.relative_path();
-    fs::create_directories(dest.parent_path());
-    const auto status = fs::symlink_status(normal);
+    // What jail mounts at run time (/etc/mtab -> ../proc/self/mounts) is there without copying.
+    if (hidden_under(normal) != nullptr) return;
+    std::error_code error;
+    const auto status = fs::symlink_status(normal, error);
     if (fs::is_symlink(status)) {
-      const fs::path text = fs::read_symlink(normal);
-      if (!fs::exists(fs::symlink_status(dest))) fs::create_symlink(text, dest);
+      const fs::path text = fs::read_symlink(normal, error);
+      if (error) return;
+      if (!root_.entry(normal)) root_.symlink(normal, text.string());
       ++report_.links;
       const fs::path target = text.is_absolute() ? text : normal.parent_path() / text;
-      if (fs::exists(target)) add_path(target, inherited_rpath);
+      // A dangling or looping link is kept as the host has it.
+      if (fs::exists(target, error)) add_path(target, inherited_rpath, kind);
       return;
     }
     if (!fs::is_regular_file(status)) return;  // sockets, fifos, devices have no place here
-    place(normal, dest);
-    const auto info = read_elf(normal);
+    place(normal);
+    std::optional<ElfInfo> info;
+    try {
+      info = read_elf(normal);
+    } catch (const std::runtime_error&) {
+      if (kind == Kind::program) throw;
+    }
     if (info) add_dependencies(normal, *info, inherited_rpath);
   }
 
   void add_dependencies(const fs::path& object, const ElfInfo& info,
                         std::vector<std::string> rpath) {
-    if (!info.interpreter.empty()) add_path(info.interpreter, {});
+    if (!info.interpreter.empty()) add_path(info.interpreter, {}, Kind::program);
     if (info.runpath.empty()) {
       for (const auto& entry : info.rpath)
         rpath.push_back(expand_origin(entry, object.parent_path()));
     } else {
       rpath.clear();  // DT_RUNPATH stops the inheritance of DT_RPATH, as in ld.so
     }
+    std::vector<std::string> searched = rpath;
+    for (const auto& entry : info.runpath)
+      searched.push_back(expand_origin(entry, object.parent_path()));
     for (const auto& soname : info.needed) {
       const auto found = resolver_.find(soname, object, info, rpath);
       if (!found) {
@@ -169,55 +299,160 @@ class Builder {
             "/etc/ld.so.cache and the default directories); install it or drop the binary",
             object.string(), soname));
       }
-      add_path(*found, rpath);
+      add_path(*found, rpath, Kind::program);
+      link_if_only_cached(soname, *found, searched);
     }
+  }
+
+  // The root has no loader cache; a library the host's cache found outside the directories the
+  // loader searches by default and outside the object's RPATH/RUNPATH is linked from one it does.
+  void link_if_only_cached(const std::string& soname, const fs::path& found,
+                           const std::vector<std::string>& searched) {
+    if (soname.find('/') != std::string::npos) return;
+    const fs::path dir = found.parent_path().lexically_normal();
+    if (is_default_library_dir(dir)) return;
+    for (const std::string& entry : searched) {
+      if (fs::path(entry).lexically_normal() == dir) return;
+    }
+    const fs::path link = fs::path(kCachedLibraryLinks) / soname;
+    if (root_.entry(link)) return;
+    root_.symlink(link, found.string());
+    ++report_.links;
   }
 
   // A reflink where the filesystem can (a private copy that costs nothing), else a hard link
   // (the same inode as the host's file; the root is mounted read-only by jail), else a copy.
-  void place(const fs::path& source, const fs::path& dest) {
+  // Never into what is at `path` already: it may be a hard link to a host file.
+  void place(const fs::path& path) {
     std::error_code error;
-    const auto size = fs::file_size(source, error);
+    const auto size = fs::file_size(path, error);
     report_.bytes += error ? 0 : size;
     ++report_.files;
-    if (fs::exists(fs::symlink_status(dest))) return;
-    const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-      throw BuildError(fmt::format("cannot read {}: {}", source.string(), std::strerror(errno)));
+    if (root_.entry(path)) return;
+    const Fd in(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     struct stat info {};
-    ::fstat(in, &info);
-    const int out =
-        ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, info.st_mode & 07777);
-    bool shared = out >= 0 && ::ioctl(out, FICLONE, in) == 0;
-    if (out >= 0) ::close(out);
-    ::close(in);
-    if (!shared) {
-      fs::remove(dest, error);
-      shared = ::link(source.c_str(), dest.c_str()) == 0;
+    if (!in.valid() || ::fstat(in.get(), &info) != 0)
+      throw BuildError(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
+    const mode_t mode = info.st_mode & kKeptModeBits;
+    {
+      const Fd out = root_.create(path, mode);
+      if (share_ && ::ioctl(out.get(), FICLONE, in.get()) == 0 && ::fchmod(out.get(), mode) == 0) {
+        ++report_.shared_with_host;
+        return;
+      }
     }
-    if (shared) {
-      ++report_.shared_with_host;
-      return;
+    // A hard link keeps the host's set-id bits, and the host's later upgrade would not reach it.
+    if (share_ && (info.st_mode & 07000) == 0) {
+      root_.remove(path);
+      if (root_.link(path, path)) {
+        ++report_.shared_with_host;
+        return;
+      }
     }
-    fs::copy_file(source, dest, fs::copy_options::overwrite_existing);
-    fs::permissions(dest, static_cast<fs::perms>(info.st_mode & 07777));
+    const Fd out = root_.create(path, mode);
+    copy_bytes(in.get(), out.get(), path);
+    if (::fchmod(out.get(), mode) != 0)
+      throw BuildError(
+          fmt::format("cannot set the mode of {}: {}", path.string(), std::strerror(errno)));
   }
 
   fs::path out_;
+  fs::path staging_;
+  RootDir root_;
+  bool share_;
   LibraryResolver resolver_;
   std::set<fs::path> done_;
   BuildReport report_;
 };
 
+bool is_empty_directory(const fs::path& dir) {
+  std::error_code error;
+  return fs::is_empty(dir, error) && !error;
+}
+
+// A root `jail rootfs build` made: its mount points are there (and nothing says otherwise).
+bool looks_like_a_built_root(const fs::path& dir) {
+  std::error_code error;
+  for (const char* name : kMountPoints) {
+    if (!fs::is_directory(fs::symlink_status(dir / name, error))) return false;
+  }
+  return fs::is_regular_file(fs::symlink_status(dir / "etc/passwd", error));
+}
+
+// Whether OUT is there to be replaced (false: absent); throws when it may not be built over.
+bool check_out(const fs::path& out, bool replace) {
+  if (out == out.root_path()) throw BuildError("refusing to build a root over /");
+  struct stat info {};
+  if (::lstat(out.c_str(), &info) != 0) {
+    if (errno == ENOENT) return false;
+    throw BuildError(fmt::format("cannot use {}: {}", out.string(), std::strerror(errno)));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    throw BuildError(fmt::format("{} exists and is not a directory{}; give a new directory",
+                                 out.string(), S_ISLNK(info.st_mode) ? " (a symlink)" : ""));
+  }
+  if (is_empty_directory(out)) return true;
+  if (!replace) {
+    throw BuildError(fmt::format(
+        "{} exists and is not empty; give a new or empty directory, or --replace to put the new "
+        "root in its place (a root built earlier: its content is removed)",
+        out.string()));
+  }
+  if (!looks_like_a_built_root(out)) {
+    throw BuildError(fmt::format(
+        "--replace: {} does not look like a root jail rootfs build made (no proc, dev and tmp "
+        "directories and etc/passwd); not removing it. Remove it yourself if it is meant to go",
+        out.string()));
+  }
+  return true;
+}
+
+// The finished root goes to OUT in one rename; one it replaces is removed after.
+void publish(const fs::path& staging, const fs::path& out, bool replacing) {
+  if (!replacing) {
+    if (::rename(staging.c_str(), out.c_str()) != 0) {
+      throw BuildError(
+          fmt::format("cannot move the new root to {}: {}", out.string(), std::strerror(errno)));
+    }
+    return;
+  }
+  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, out.c_str(), RENAME_EXCHANGE) != 0) {
+    throw BuildError(fmt::format("cannot put the new root in place of {}: {}", out.string(),
+                                 std::strerror(errno)));
+  }
+  std::error_code error;
+  fs::remove_all(staging, error);  // the old root now
+  if (error) {
+    throw BuildError(fmt::format("built {}, but the root it replaced is left in {}: {}",
+                                 out.string(), staging.string(), error.message()));
+  }
+}
+
 }  // namespace
 
 BuildReport build_rootfs(const BuildRequest& request) {
   if (request.out.empty()) throw BuildError("no output directory given");
-  if (request.binaries.empty() && request.trees.empty() && request.files.empty()) {
-    throw BuildError("nothing to put in the root: give --binary, --tree or --recipe");
+  if (request.binaries.empty() && request.trees.empty() && request.files.empty() &&
+      request.libraries.empty() && request.links.empty()) {
+    throw BuildError(
+        "nothing to put in the root: give --binary, --tree, --file, --library or --recipe");
   }
+  fs::path out = fs::absolute(request.out).lexically_normal();
+  if (out.filename().empty() && out != out.root_path()) out = out.parent_path();  // "root/"
+  fs::path staging;
   try {
-    Builder builder(request);
+    const bool replacing = check_out(out, request.replace);
+    fs::create_directories(out.parent_path());
+    // Built beside OUT (the same filesystem, so one rename publishes it) and only then moved
+    // there: a failed build leaves no half-made root that `jail --rootfs` would take.
+    std::string pattern =
+        (out.parent_path() / ("." + out.filename().string() + ".building-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw BuildError(fmt::format("cannot make a directory beside {} to build in: {}",
+                                   out.string(), std::strerror(errno)));
+    }
+    staging = pattern;
+    Builder builder(request, out, staging);
     builder.prepare();
     for (const auto& binary : request.binaries) builder.add_binary(binary);
     for (const auto& library : request.libraries) builder.add_library(library);
@@ -225,12 +460,26 @@ BuildReport build_rootfs(const BuildRequest& request) {
     for (const auto& file : request.files) builder.add_file(file);
     for (const auto& [where, text] : request.links) builder.add_link(where, text);
     builder.write_etc();
+    // Readable by the unprivileged user the tool runs as, whatever the builder's umask.
+    if (::chmod(staging.c_str(), 0755) != 0) {
+      throw BuildError(
+          fmt::format("cannot make {} readable: {}", staging.string(), std::strerror(errno)));
+    }
+    publish(staging, out, replacing);
     return builder.report();
-  } catch (const fs::filesystem_error& error) {
-    throw BuildError(fmt::format("building {}: {}", request.out.string(), error.what()));
-  } catch (const std::runtime_error& error) {
-    if (dynamic_cast<const BuildError*>(&error) != nullptr) throw;
-    throw BuildError(error.what());
+  } catch (...) {
+    std::error_code ignored;
+    if (!staging.empty() && fs::exists(fs::symlink_status(staging, ignored)))
+      fs::remove_all(staging, ignored);
+    try {
+      throw;
+    } catch (const fs::filesystem_error& error) {
+      throw BuildError(fmt::format("building {}: {}", request.out.string(), error.what()));
+    } catch (const BuildError&) {
+      throw;
+    } catch (const std::runtime_error& error) {
+      throw BuildError(error.what());
+    }
   }
 }
 

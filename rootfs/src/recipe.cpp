@@ -47,10 +47,15 @@ void add_recipe(BuildRequest& request, const std::string& name_or_path) {
   const bool is_path =
       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
   const fs::path file = is_path ? fs::path(name_or_path) : recipe_dir() / (name_or_path + ".toml");
-  if (!fs::exists(file)) {
+  std::error_code unreadable;  // a name too long, say: no such recipe, as below
+  const fs::file_status status = fs::status(file, unreadable);
+  if (fs::is_directory(status)) {
+    throw BuildError(
+        fmt::format("recipe {} is a directory; give a recipe's .toml file", name_or_path));
+  }
+  if (!fs::exists(status)) {
     std::string known;
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(recipe_dir(), error)) {
+    for (const auto& entry : fs::directory_iterator(recipe_dir(), unreadable)) {
       if (entry.path().extension() == ".toml") known += " " + entry.path().stem().string();
     }
     throw BuildError(fmt::format("no recipe {} (shipped recipes:{})", name_or_path, known));
@@ -73,6 +78,12 @@ void add_recipe(BuildRequest& request, const std::string& name_or_path) {
   for (auto& tree : strings(table, "trees", file)) request.trees.emplace_back(tree);
   for (auto& path : strings(table, "files", file)) request.files.emplace_back(path);
   for (auto& library : strings(table, "libraries", file)) request.libraries.push_back(library);
+  const toml::node* links_node = table.get("links");
+  if (links_node != nullptr && links_node->as_table() == nullptr) {
+    throw BuildError(fmt::format(
+        "{}: 'links' must be a table: [links] with \"/path/in/root\" = \"link text\" lines",
+        where(file, links_node->source())));
+  }
   if (const toml::table* links = table["links"].as_table()) {
     for (const auto& [path, text] : *links) {
       const auto value = text.value<std::string>();

@@ -49,6 +49,14 @@ bool usable(const std::filesystem::path& path) {
 
 }  // namespace
 
+bool is_default_library_dir(const std::filesystem::path& dir) {
+  const std::filesystem::path normal = dir.lexically_normal();
+  for (const char* known : kDefaultDirs) {
+    if (normal == known) return true;
+  }
+  return false;
+}
+
 std::string expand_origin(const std::string& entry, const std::filesystem::path& origin) {
   std::string out = entry;
   for (const std::string token : {"${ORIGIN}", "$ORIGIN"}) {

@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
+#include "rootfs/builder.hpp"
 #include "rootfs/elf.hpp"
 
 namespace fs = std::filesystem;
@@ -189,6 +192,176 @@ TEST(RootfsBuild, OriginRunpathResolvesAndAMissingLibraryIsNamed) {
   EXPECT_NE(missing.text.find("libgreet.so"), std::string::npos) << missing.text;
 }
 
+// A build writes only inside the root it makes: the generated /etc never goes into a host file
+// a --file or --tree placed there (a hard link), and a recipe's links never lead out of the root.
+TEST(RootfsBuild, NothingOutsideTheRootIsWritten) {
+  TempDir dir;
+  // The host's /etc is a copy of the test's own, in a mount namespace of the test's own: the
+  // build hard-links its hosts file into a root beside it, on the same filesystem.
+  fs::create_directories(dir.path() / "etc");
+  write(dir.path() / "etc/hosts", "10.0.0.5 precious-host-entry\n");
+  const Output etc = run("unshare --mount --propagation private sh -c 'mount --bind " +
+                         (dir.path() / "etc").string() + " /etc && " + jail() +
+                         " rootfs build /etc/out --binary true --file /etc/hosts && cat " +
+                         "/etc/out/etc/hosts /etc/hosts'");
+  EXPECT_EQ(etc.status, 0) << etc.text;
+  EXPECT_NE(etc.text.find("built /etc/out"), std::string::npos) << etc.text;
+  EXPECT_EQ(etc.text.substr(etc.text.find('\n') + 1),
+            "10.0.0.5 precious-host-entry\n10.0.0.5 precious-host-entry\n")
+      << "the caller's /etc/hosts is the root's, and the host's is whole";
+
+  const fs::path outside = dir.path() / "outside";
+  fs::create_directories(outside);
+  write(outside / "victim", "important\n");
+  write(dir.path() / "links.toml", "binaries = [\"true\"]\n[links]\n\"/a\" = \"" +
+                                       outside.string() + "\"\n\"/a/victim\" = \"gotcha\"\n");
+  const Output through = run(jail() + " rootfs build " + (dir.path() / "r1").string() +
+                             " --recipe " + (dir.path() / "links.toml").string());
+  EXPECT_EQ(through.status, 1) << through.text;
+  write(dir.path() / "up.toml", "binaries = [\"true\"]\n[links]\n\"/../victim\" = \"gotcha\"\n");
+  const Output up = run(jail() + " rootfs build " + (outside / "r2").string() + " --recipe " +
+                        (dir.path() / "up.toml").string());
+  EXPECT_EQ(up.status, 1) << up.text;
+  EXPECT_NE(up.text.find("may not go up with '..'"), std::string::npos) << up.text;
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(outside / "victim")));
+  std::ifstream victim(outside / "victim");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(victim), {}), "important\n");
+  EXPECT_FALSE(fs::exists(dir.path() / "r1")) << "a failed build leaves no root";
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".building"), std::string::npos)
+        << entry.path() << " left by a failed build";
+  }
+}
+
+TEST(RootfsBuild, AnOutThatHoldsSomethingIsOnlyEverReplacedAsABuiltRoot) {
+  TempDir dir;
+  const std::string root = (dir.path() / "root").string();
+  ASSERT_EQ(run(jail() + " rootfs build " + root + " --binary true").status, 0);
+  const Output again = run(jail() + " rootfs build " + root + " --binary false");
+  EXPECT_EQ(again.status, 1) << again.text;
+  EXPECT_NE(again.text.find("exists and is not empty"), std::string::npos) << again.text;
+  EXPECT_FALSE(fs::exists(root + "/usr/bin/false"));
+  const Output replaced = run(jail() + " rootfs build " + root + " --binary false --replace");
+  EXPECT_EQ(replaced.status, 0) << replaced.text;
+  EXPECT_TRUE(fs::exists(root + "/usr/bin/false"));
+  EXPECT_FALSE(fs::exists(root + "/usr/bin/true")) << "the new root replaces the old whole";
+
+  const fs::path project = dir.path() / "project";
+  fs::create_directories(project / "etc");
+  write(project / "etc/hosts", "my config\n");
+  const Output mine =
+      run(jail() + " rootfs build " + project.string() + " --binary true --replace");
+  EXPECT_EQ(mine.status, 1) << mine.text;
+  EXPECT_NE(mine.text.find("does not look like a root"), std::string::npos) << mine.text;
+  std::ifstream kept(project / "etc/hosts");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "my config\n");
+
+  const Output slash = run(jail() + " rootfs build / --binary true --replace");
+  EXPECT_EQ(slash.status, 1) << slash.text;
+  EXPECT_NE(slash.text.find("over /"), std::string::npos) << slash.text;
+}
+
+// No file in a root is set-uid or set-gid: a copy owned by the builder (root) would be a new
+// set-uid program on the host, and a hard link would keep the old one past the host's upgrade.
+TEST(RootfsBuild, SetIdProgramsComeWithoutTheirBits) {
+  TempDir dir;
+  const fs::path root = dir.path() / "root";
+  const Output build = run(jail() + " rootfs build " + root.string() + " --binary su");
+  ASSERT_EQ(build.status, 0) << build.text;
+  const fs::path su = fs::canonical("/usr/bin/su");
+  ASSERT_TRUE((fs::status(su).permissions() & fs::perms::set_uid) != fs::perms::none)
+      << su << " is expected set-uid on Debian 12";
+  const fs::path copy = root / su.relative_path();
+  ASSERT_TRUE(fs::is_regular_file(copy));
+  EXPECT_EQ(fs::status(copy).permissions() & (fs::perms::set_uid | fs::perms::set_gid),
+            fs::perms::none);
+  EXPECT_FALSE(fs::equivalent(copy, su)) << "a hard link to the host's set-uid file";
+  const Output ran = run(jail() + " --rootfs " + root.string() + " -- " + su.string() + " --help");
+  EXPECT_EQ(ran.status, 0) << ran.text;
+}
+
+// Trees and files are taken as given: a relative tree lands where it is on the host; another
+// machine's ELF file and a looping link in a tree are data; a directory as a file, and content
+// the jail's own /tmp would hide, are refused by name.
+TEST(RootfsBuild, TreesAndFilesAreTakenAsGiven) {
+  TempDir dir;
+  const fs::path tree = dir.path() / "src/tree";
+  fs::create_directories(tree / "sub");
+  write(tree / "sub/data", "data\n");
+  // An ELF header for another machine (EM_AARCH64) on an otherwise empty file.
+  write(tree / "firmware.img", std::string("\x7f"
+                                           "ELF\x02\x01\x01",
+                                           7) +
+                                   std::string(9, '\0') + std::string("\x02\x00\xb7\x00", 4) +
+                                   std::string(48, '\0'));
+  fs::create_symlink("loop", tree / "loop");
+  fs::create_directories(dir.path() / "work/here");
+  const fs::path root = dir.path() / "root";
+  const Output build =
+      run("cd " + (dir.path() / "work/here").string() + " && " + jail() + " rootfs build " +
+          root.string() + " --binary true --tree ../../src/tree");
+  ASSERT_EQ(build.status, 0) << build.text;
+  EXPECT_TRUE(fs::is_regular_file(root / (tree / "sub/data").relative_path()));
+  EXPECT_TRUE(fs::is_regular_file(root / (tree / "firmware.img").relative_path()));
+  EXPECT_TRUE(fs::is_symlink(root / (tree / "loop").relative_path()));
+
+  const Output directory = run(jail() + " rootfs build " + (dir.path() / "r2").string() +
+                               " --binary true --file " + tree.string());
+  EXPECT_EQ(directory.status, 1) << directory.text;
+  EXPECT_NE(directory.text.find("is a directory; give it as a tree"), std::string::npos)
+      << directory.text;
+  const Output hidden =
+      run(jail() + " rootfs build " + (dir.path() / "r3").string() + " --binary true --file /tmp");
+  EXPECT_EQ(hidden.status, 1) << hidden.text;
+  char name[] = "/tmp/jail-rootfs-hidden-XXXXXX";
+  const int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  const Output under_tmp = run(jail() + " rootfs build " + (dir.path() / "r4").string() +
+                               " --binary true --file " + name);
+  fs::remove(name);
+  EXPECT_EQ(under_tmp.status, 1) << under_tmp.text;
+  EXPECT_NE(under_tmp.text.find("where jail mounts its own /tmp"), std::string::npos)
+      << under_tmp.text;
+}
+
+// A library only the host's loader cache finds (a directory in /etc/ld.so.conf.d, as CUDA's) is
+// found in the root too, which has no cache. The test's cache is made by ldconfig in a mount
+// namespace whose /var/cache/ldconfig is a tmpfs: ldconfig rewrites its aux cache whatever -C.
+TEST(RootfsBuild, ALibraryOnlyTheCacheFindsLoadsInTheRoot) {
+  TempDir dir;
+  const fs::path lib = dir.path() / "vendor/lib";
+  fs::create_directories(lib);
+  write(dir.path() / "l.c", "int vendor_value(void){return 42;}\n");
+  write(dir.path() / "m.c",
+        "#include <stdio.h>\nint vendor_value(void);\n"
+        "int main(void){printf(\"%d\\n\", vendor_value());return 0;}\n");
+  ASSERT_EQ(run("gcc -shared -fPIC -Wl,-soname,libjailvendor.so.1 -o " +
+                (lib / "libjailvendor.so.1").string() + " " + (dir.path() / "l.c").string())
+                .status,
+            0);
+  const fs::path program = dir.path() / "uses-vendor";
+  const Output link = run("gcc -o " + program.string() + " " + (dir.path() / "m.c").string() + " " +
+                          (lib / "libjailvendor.so.1").string());
+  ASSERT_EQ(link.status, 0) << link.text;
+  write(dir.path() / "ld.so.conf", lib.string() + "\n");
+  const fs::path cache = dir.path() / "ld.so.cache";
+  const Output ldconfig =
+      run("unshare --mount --propagation private sh -c 'mount -t tmpfs none "
+          "/var/cache/ldconfig && ldconfig -C " +
+          cache.string() + " -f " + (dir.path() / "ld.so.conf").string() + "'");
+  ASSERT_EQ(ldconfig.status, 0) << ldconfig.text;
+
+  jail::rootfs::BuildRequest request;
+  request.out = dir.path() / "root";
+  request.binaries = {program.string()};
+  request.ld_so_cache = cache;
+  (void)jail::rootfs::build_rootfs(request);
+  const Output ran = run(jail() + " --rootfs " + request.out.string() + " -- " + program.string());
+  EXPECT_EQ(ran.status, 0) << ran.text;
+  EXPECT_EQ(ran.text, "42\n");
+}
+
 TEST(RootfsBuild, BadInputIsNamed) {
   TempDir dir;
   const std::string out = (dir.path() / "root").string();
@@ -211,6 +384,25 @@ TEST(RootfsBuild, BadInputIsNamed) {
   const Output unknown = run(jail() + " rootfs build " + out + " --recipe no-such-recipe");
   EXPECT_EQ(unknown.status, 1);
   EXPECT_NE(unknown.text.find("python3"), std::string::npos) << unknown.text;  // lists what exists
+
+  const Output long_name =
+      run(jail() + " rootfs build " + out + " --recipe " + std::string(300, 'a'));
+  EXPECT_EQ(long_name.status, 1) << long_name.text;
+  EXPECT_NE(long_name.text.find("no recipe aaa"), std::string::npos) << long_name.text;
+  const Output directory =
+      run(jail() + " rootfs build " + out + " --recipe " + dir.path().string());
+  EXPECT_EQ(directory.status, 1) << directory.text;
+  EXPECT_NE(directory.text.find("is a directory"), std::string::npos) << directory.text;
+  write(dir.path() / "links.toml", "binaries = [\"true\"]\nlinks = [\"/usr/bin/x\"]\n");
+  const Output links =
+      run(jail() + " rootfs build " + out + " --recipe " + (dir.path() / "links.toml").string());
+  EXPECT_EQ(links.status, 1) << links.text;
+  EXPECT_NE(links.text.find("links.toml:2:9: 'links' must be a table"), std::string::npos)
+      << links.text;
+  const Output empty = run(jail() + " rootfs build " + out + " --binary ''");
+  EXPECT_EQ(empty.status, 1) << empty.text;
+  EXPECT_NE(empty.text.find("an empty --binary"), std::string::npos) << empty.text;
+  EXPECT_FALSE(fs::exists(out)) << "a refused build leaves no root";
 }
 
 TEST(RootfsBuild, SameInputsGiveTheSameTree) {

@@ -29,6 +29,9 @@ class LibraryResolver {
   std::map<std::string, std::filesystem::path> cache_;  // soname → path, x86-64 entries only
 };
 
+// One of the directories ld.so searches when nothing else named the library (x86-64 Debian).
+[[nodiscard]] bool is_default_library_dir(const std::filesystem::path& dir);
+
 // "$ORIGIN/../lib" with origin "/opt/x/bin" → "/opt/x/bin/../lib".
 [[nodiscard]] std::string expand_origin(const std::string& entry,
                                         const std::filesystem::path& origin);
