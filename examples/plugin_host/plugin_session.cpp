@@ -16,9 +16,9 @@ namespace {
 // of growing the host's memory.
 constexpr std::size_t kMaxLineBytes = 1 << 20;
 
-// The jail's supervisor (seccomp notifications, the wall-clock limit) runs only inside
-// Process::wait/wait_for, so a host that is busy talking gives it a turn at least this often.
-constexpr std::chrono::milliseconds kSupervisorSlice{10};
+// How long one round waits for the plugin's output before it looks at the deadline again.
+// (The jail's supervisor runs on a thread of the Process's own: it needs no turns from here.)
+constexpr std::chrono::milliseconds kPollSlice{100};
 
 // Appends what `fd` has now to `buffer`. False at end-of-file (or an error, which ends it too).
 bool read_available(int fd, std::string& buffer) {
@@ -86,20 +86,20 @@ std::optional<nlohmann::json> PluginSession::receive(Clock::time_point deadline)
       problem_ = "the plugin did not answer in time";
       return std::nullopt;
     }
-    pump(std::min(kSupervisorSlice, std::chrono::ceil<std::chrono::milliseconds>(deadline - now)));
+    pump(std::min(kPollSlice, std::chrono::ceil<std::chrono::milliseconds>(deadline - now)));
   }
 }
 
 jail::Result PluginSession::finish() {
   process_.close_stdin();
-  // Every process of the jail dies with it, so both pipes reach end-of-file; the supervisor
-  // keeps its turns meanwhile, so a plugin that ignores the end of its input meets the timeout.
-  while (!stdout_closed_ || !stderr_closed_) pump(kSupervisorSlice);
-  if (!result_) result_ = process_.wait();
+  // Every process of the jail dies with it, so both pipes reach end-of-file; a plugin that
+  // ignores the end of its input meets the jail's timeout meanwhile.
+  while (!stdout_closed_ || !stderr_closed_) pump(kPollSlice);
+  jail::Result result = process_.wait();
   // Whatever the plugin said after the last request, and what is left of its stderr.
   while (auto line = take_line(stdout_buffer_)) std::printf("<- (unasked) %s\n", line->c_str());
   if (!stderr_buffer_.empty()) std::fprintf(stderr, "plugin stderr: %s\n", stderr_buffer_.c_str());
-  return std::move(*result_);
+  return result;
 }
 
 void PluginSession::pump(std::chrono::milliseconds wait) {
@@ -110,7 +110,6 @@ void PluginSession::pump(std::chrono::milliseconds wait) {
     if (fds[0].revents != 0) read_stdout();
     if (fds[1].revents != 0) read_stderr();
   }
-  supervise();
 }
 
 void PluginSession::read_stdout() {
@@ -124,10 +123,6 @@ void PluginSession::read_stderr() {
     std::fprintf(stderr, "plugin stderr: %s\n", line->c_str());
   }
   if (stderr_buffer_.size() > kMaxLineBytes) stderr_buffer_.clear();
-}
-
-void PluginSession::supervise() {
-  if (!result_) result_ = process_.wait_for(std::chrono::milliseconds(0));
 }
 
 }  // namespace plugin_host

@@ -1,5 +1,5 @@
 // A conversation with one jailed plugin: JSON lines over its stdin/stdout, its stderr passed on
-// to ours, and the jail's supervisor kept running between the lines.
+// to ours.
 #pragma once
 
 #include <chrono>
@@ -29,18 +29,16 @@ class PluginSession {
   [[nodiscard]] jail::Result finish();
 
  private:
-  // One round: whatever the plugin wrote within `wait`, then the supervisor's turn.
+  // One round: whatever the plugin wrote within `wait`.
   void pump(std::chrono::milliseconds wait);
   void read_stdout();
   void read_stderr();
-  void supervise();
 
   jail::Process& process_;
   std::string stdout_buffer_;
   std::string stderr_buffer_;
   bool stdout_closed_ = false;
   bool stderr_closed_ = false;
-  std::optional<jail::Result> result_;
   std::string problem_;
 };
 

@@ -219,7 +219,10 @@ Process launch(const Spec& spec) {
                CLONE_NEWCGROUP | CLONE_PIDFD | (spec.net == Net::none ? CLONE_NEWNET : 0);
   int pidfd = -1;
   args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
-  args.exit_signal = SIGCHLD;
+  // No SIGCHLD: a host that reaps its children with waitpid(-1) (a SIGCHLD handler, a child
+  // watcher) or ignores SIGCHLD would take this one's status from the supervisor; it is waited
+  // for through its pidfd and with __WALL only.
+  args.exit_signal = 0;
   clone_into(args, state->cgroup);
 
   state->started = std::chrono::steady_clock::now();

@@ -58,7 +58,8 @@ std::optional<rlim_t> effective_rlimit(const Limits& limits, int resource) {
 
 // Names the limit behind what happened; a limit that fired turns the outcome into its own kind
 // (timeout, oom) so a caller never confuses it with a crash or an outside kill.
-void apply_limits(Result& result, const RunRecord& record, const Limits& limits) {
+// `signal_sent`: the last signal the caller (or the supervisor) sent; a death by it is theirs.
+void apply_limits(Result& result, const RunRecord& record, const Limits& limits, int signal_sent) {
   const bool killed = result.outcome == Outcome::signaled;
   const std::optional<rlim_t> cpu_seconds = effective_rlimit(limits, RLIMIT_CPU);
   const cgroup::Usage usage = record.cgroup_usage.value_or(cgroup::Usage{});
@@ -75,7 +76,7 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits)
   // A SIGKILL is the CPU limit's when the tool used about that much CPU: the kernel kills at
   // the hard limit, but the usage read back (cpuacct's user/system split, sampled in ticks)
   // has come out as low as 900 ms of a 1 s limit, so 80% of the soft limit is taken as met.
-  if (killed && cpu_seconds &&
+  if (killed && cpu_seconds && result.signal != signal_sent &&
       (result.signal == SIGXCPU ||
        (result.signal == SIGKILL &&
         result.cpu_user_ms + result.cpu_sys_ms >= 800.0 * static_cast<double>(*cpu_seconds)))) {
@@ -181,7 +182,7 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
     result.error.reset();
     return result;
   }
-  apply_limits(result, record, state.limits);
+  apply_limits(result, record, state.limits, state.signal_sent);
   if (result.outcome == Outcome::oom) result.error.reset();
   return result;
 }

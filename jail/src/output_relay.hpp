@@ -1,21 +1,28 @@
 // Parent side: the tool's stdout and stderr, relayed to the caller's and cut at a byte cap.
-// A flood (`yes`) costs one fixed buffer, never more: the data moves with splice where the
-// destination allows it, else through that buffer. Past the cap the pipes are closed, so the
-// tool gets EPIPE/SIGPIPE instead of filling memory or disk.
+// A flood (`yes`) costs one fixed buffer per stream, never more: the data moves with splice where
+// the destination allows it, else through that buffer. Past the cap the pipes are closed, so the
+// tool gets EPIPE/SIGPIPE instead of filling memory or disk. Writes to the caller never block
+// (caller_sink.hpp): a caller that stops reading holds up the tool, not the supervisor.
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <poll.h>
 
+#include "caller_sink.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
 
 class OutputRelay {
  public:
+  using Clock = std::chrono::steady_clock;
+
   OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int stdout_sink, int stderr_sink,
               std::uint64_t cap);
 
@@ -24,20 +31,25 @@ class OutputRelay {
   [[nodiscard]] pollfd poll_entry(int stream) const;
   // Moves what is there now from `stream` (0 stdout, 1 stderr).
   void on_readable(int stream);
-  // After the jail ended: whatever is still in the pipes, up to the cap.
-  void drain();
+  // After the jail ended: whatever is still in the pipes, up to the cap, waiting for the caller
+  // to make room as a writer of a pipe would — until `stop` (an eventfd) is signalled or `until`
+  // has passed; what is left then is dropped.
+  void drain(int stop, std::optional<Clock::time_point> until);
   [[nodiscard]] bool truncated() const { return truncated_; }
 
  private:
   struct Stream {
     UniqueFd source;
-    int sink;
+    CallerSink sink;
     bool splice = true;  // until the sink turns out not to support it
     bool sink_full = false;
+    bool sink_gone = false;  // the caller's reader went away: what comes is dropped
+    std::string pending;     // read from the tool, not yet taken by the caller
   };
   enum class Moved { some, none_yet, ended };
   // Moves at most one chunk (never past the cap).
   Moved move_chunk(Stream& stream);
+  Moved flush(Stream& stream);
   void cut();
 
   std::array<Stream, 2> streams_;

@@ -5,9 +5,15 @@
 #include <sys/types.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "cgroup/cgroup.hpp"
 #include "dry_run/recorder.hpp"
@@ -67,13 +73,28 @@ struct Process::State {
   std::optional<std::uint64_t> max_output_bytes;
   // A dry run's session: its changes are recorded when the run ends.
   std::unique_ptr<dry_run::Recorder> dry_run;
-  std::unique_ptr<Supervisor> supervisor;  // made by the first wait/wait_for
   // With Runtime::runsc: the sandbox's bundle, state and id; the pidfd is `runsc run`'s.
   std::unique_ptr<RunscSandbox> runsc;
   // With runsc and a policy: the read end of runsc's debug log, where gVisor's denials are.
   UniqueFd runsc_debug_log;
-  bool waited = false;
-  int signal_sent = 0;  // the last signal sent through kill()
+  // The init has been reaped: its pid may be another process's now (the pidfd stays exact).
+  std::atomic<bool> waited = false;
+  // The last signal sent through kill() or by the supervisor; read when the result is decided.
+  std::atomic<int> signal_sent = 0;
+  // The supervisor runs on a thread of its own from launch to the init's end, so that deadlines,
+  // seccomp notifications and relays are served whatever the caller does meanwhile (reads the
+  // tool's stdout to its end before waiting, or waits late). What it ends with is handed to
+  // wait() under `mutex`.
+  std::thread supervisor_thread;
+  std::mutex mutex;
+  std::condition_variable supervisor_ended;
+  bool ended = false;  // guarded by mutex: `result` or `error` is set
+  std::optional<Result> result;
+  std::exception_ptr error;
+  bool reported = false;  // wait() has handed the result over
+  // Signalled when the Process is dropped: the relays stop waiting for the caller to read the
+  // tool's last output.
+  UniqueFd stop_relays;
   std::chrono::steady_clock::time_point started;
   Timeline timeline;  // --trace-timing: the parent's and supervisor's marks
 

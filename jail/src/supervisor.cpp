@@ -37,10 +37,16 @@ UniqueFd forwarding_signalfd(bool pty) {
 
 }  // namespace
 
+void note_signal(Process::State& state, int signal) {
+  int last = state.signal_sent.load();
+  while (last != SIGKILL && !state.signal_sent.compare_exchange_weak(last, signal)) {
+  }
+}
+
 void signal_tool(Process::State& state, int signal) {
   if (state.runsc) {
     if (signal != SIGKILL && state.runsc->signal_container(signal)) return;
-    state.signal_sent = signal;
+    note_signal(state, signal);
   }
   ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), signal, nullptr, 0);
 }
@@ -143,14 +149,18 @@ void Supervisor::on_signals() {
 
 bool Supervisor::run(std::optional<Clock::time_point> until) {
   while (!ended_) {
-    // Slots: init, reports, signals, seccomp listener, pty master, caller input, stdout, stderr,
-    // runsc's debug log, the caller's stdin relayed to runsc.
-    std::array<pollfd, 10> fds{{{state_.pidfd.get(), POLLIN, 0},
+    // Slots: init, reports, signals, seccomp listener, pty master, caller input, caller output
+    // (of the pty), stdout, stderr, runsc's debug log, the caller's stdin relayed to runsc.
+    const std::array<pollfd, 3> terminal =
+        terminal_ ? terminal_->poll_entries()
+                  : std::array<pollfd, 3>{{{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}}};
+    std::array<pollfd, 11> fds{{{state_.pidfd.get(), POLLIN, 0},
                                 {state_.reports.fd(), POLLIN, 0},
                                 {signals_.get(), POLLIN, 0},
                                 {denials_ ? denials_->fd() : -1, POLLIN, 0},
-                                {terminal_ ? terminal_->master() : -1, POLLIN, 0},
-                                {terminal_ ? terminal_->input() : -1, POLLIN, 0},
+                                terminal[0],
+                                terminal[1],
+                                terminal[2],
                                 output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
                                 output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0},
                                 {runsc_log_due() ? runsc_denials_->fd() : -1, POLLIN, 0},
@@ -159,7 +169,8 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     if (ready < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));
     }
-    on_deadline();
+    // A jail that has ended met its deadline, however late this round is.
+    if (fds[0].revents == 0) on_deadline();
     if (fds[1].revents != 0) on_reports();
     if ((fds[3].revents & POLLIN) != 0) {
       (void)denials_->handle_one(state_.pidfd.get());
@@ -168,15 +179,16 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
       // spin until the init's exit, taking a CPU from the jail's own teardown.
       denials_->close_listener();
     }
-    if (fds[4].revents != 0) terminal_->on_master_readable();
-    if (fds[5].revents != 0) terminal_->on_input_readable();
-    if (fds[6].revents != 0) output_->on_readable(0);
-    if (fds[7].revents != 0) output_->on_readable(1);
-    if (fds[8].revents != 0) on_runsc_log();
-    if (fds[9].revents != 0 || (input_ && input_->wake() && Clock::now() >= *input_->wake()))
+    if (terminal_ && (fds[4].revents | fds[5].revents | fds[6].revents) != 0)
+      terminal_->events({fds[4], fds[5], fds[6]});
+    if (fds[7].revents != 0) output_->on_readable(0);
+    if (fds[8].revents != 0) output_->on_readable(1);
+    if (fds[9].revents != 0) on_runsc_log();
+    if (fds[10].revents != 0 || (input_ && input_->wake() && Clock::now() >= *input_->wake()))
       input_->on_ready();
     if ((fds[2].revents & POLLIN) != 0) on_signals();
     ended_ = fds[0].revents != 0;
+    if (ended_) ended_at_ = Clock::now();
     if (!ended_ && ready == 0 && until && Clock::now() >= *until) return false;
   }
   return true;
@@ -187,8 +199,13 @@ Result Supervisor::finish() {
   RunRecord record;
   // The init has exited, and with it every process of the jail; whatever it wrote is queued.
   state_.reports.drain();
-  if (output_) output_->drain();
-  if (terminal_) terminal_->drain();
+  // The tool's last output waits for the caller as long as the caller would wait for the tool:
+  // no longer than its deadline and grace, if it has one.
+  std::optional<Clock::time_point> give_up;
+  if (state_.limits.timeout)
+    give_up = state_.started + *state_.limits.timeout + state_.limits.kill_grace;
+  if (output_) output_->drain(state_.stop_relays.get(), give_up);
+  if (terminal_) terminal_->drain(state_.stop_relays.get(), give_up);
   const bool terminal_truncated = terminal_ && terminal_->truncated();
   terminal_.reset();  // the caller's terminal is back as it was before anything else is said
   while (::wait4(state_.pid, &record.init_status, __WALL, &record.init_usage) < 0 &&
@@ -196,7 +213,7 @@ Result Supervisor::finish() {
   }
   state_.waited = true;
   record.reports = state_.reports.reports();
-  record.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - state_.started).count();
+  record.wall_ms = std::chrono::duration<double, std::milli>(ended_at_ - state_.started).count();
   record.timed_out = timed_out_;
   record.output_truncated = (output_ && output_->truncated()) || terminal_truncated;
   if (denials_) {

@@ -1,7 +1,7 @@
 // Parent side: the supervisor. One poll loop over the jail init's pidfd, the report socket, the
 // tool's seccomp listener (or runsc's debug log), the pty relay, the output relay, the wall-clock
-// deadline and (for the CLI) a signalfd of the signals to forward. It runs in whichever thread
-// calls wait/wait_for.
+// deadline and (for the CLI) a signalfd of the signals to forward. It runs on the Process's own
+// thread (process.cpp) from launch until the jail has ended.
 #pragma once
 
 #include <chrono>
@@ -24,6 +24,10 @@ namespace jail {
 // SIGUSR1). SIGKILL, and a signal runsc cannot deliver yet (the container not started), go to
 // `runsc run`, and are then noted in `state.signal_sent`: its death is the one asked for.
 void signal_tool(Process::State& state, int signal);
+
+// Notes `signal` in `state.signal_sent`, to which the jail's end is put down: the last one sent,
+// except that a SIGKILL, once sent, is what ended it whatever was sent after.
+void note_signal(Process::State& state, int signal);
 
 class Supervisor {
  public:
@@ -59,6 +63,7 @@ class Supervisor {
   static constexpr std::chrono::milliseconds kLogRest{10};
   std::optional<Clock::time_point> log_rest_until_;  // runsc's log is not polled before then
   bool ended_ = false;
+  Clock::time_point ended_at_;  // when the init's end was seen: the run's wall time ends there
 };
 
 }  // namespace jail

@@ -5,13 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
-#include "write_all.hpp"
 
 namespace jail {
 namespace {
@@ -23,7 +21,8 @@ constexpr std::size_t kChunk = 16 * 1024;
 TerminalRelay::TerminalRelay(UniqueFd master, int input, int output,
                              std::optional<std::uint64_t> cap)
     : master_(std::move(master)), input_(input), output_(output), left_(cap) {
-  terminal_ = input_ >= 0 && ::isatty(input_) ? input_ : (::isatty(output_) ? output_ : -1);
+  ::fcntl(master_.get(), F_SETFL, ::fcntl(master_.get(), F_GETFL) | O_NONBLOCK);
+  terminal_ = input_ >= 0 && ::isatty(input_) ? input_ : (::isatty(output) ? output : -1);
   if (terminal_ >= 0 && ::tcgetattr(terminal_, &saved_) == 0) {
     // The pty starts with the caller's settings, then the caller's side goes raw.
     ::tcsetattr(master_.get(), TCSANOW, &saved_);
@@ -40,33 +39,82 @@ TerminalRelay::~TerminalRelay() {
   if (restore_) ::tcsetattr(terminal_, TCSADRAIN, &saved_);
 }
 
-void TerminalRelay::on_master_readable() {
+std::array<pollfd, 3> TerminalRelay::poll_entries() const {
+  std::array<pollfd, 3> entries{{{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}}};
+  if (master_open_) {
+    const short events =
+        static_cast<short>((to_output_.empty() ? POLLIN : 0) | (to_master_.empty() ? 0 : POLLOUT));
+    if (events != 0) entries[0] = {master_.get(), events, 0};
+  }
+  if (input_ >= 0 && to_master_.empty() && !input_ended_) entries[1] = {input_, POLLIN, 0};
+  if (!to_output_.empty()) entries[2] = {output_.fd(), POLLOUT, 0};
+  return entries;
+}
+
+void TerminalRelay::events(const std::array<pollfd, 3>& ready) {
+  if (ready[2].revents != 0) write_output();
+  if ((ready[0].revents & POLLOUT) != 0) write_master();
+  if ((ready[0].revents & ~POLLOUT) != 0) read_master();
+  if (ready[1].revents != 0) read_input();
+}
+
+void TerminalRelay::read_master() {
+  if (!to_output_.empty()) return;
   std::array<char, kChunk> buffer;
   const ssize_t n = ::read(master_.get(), buffer.data(), buffer.size());
   if (n > 0) {
-    relay(buffer.data(), static_cast<std::size_t>(n));
+    take_output(buffer.data(), static_cast<std::size_t>(n));
   } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
     master_open_ = false;  // EIO: every slave is closed
   }
 }
 
-void TerminalRelay::on_input_readable() {
+void TerminalRelay::read_input() {
   std::array<char, kChunk> buffer;
   const ssize_t n = ::read(input_, buffer.data(), buffer.size());
   if (n > 0) {
-    write_all(master_.get(), buffer.data(), static_cast<std::size_t>(n));
+    to_master_.assign(buffer.data(), static_cast<std::size_t>(n));
+    write_master();
     return;
   }
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
   // End of the caller's input: the tool reads end-of-file from its terminal too.
   // (Only a canonical-mode pty has an end-of-file character; 0 means it is disabled.)
+  input_ended_ = true;
   termios settings{};
   if (::tcgetattr(master_.get(), &settings) == 0 && (settings.c_lflag & ICANON) != 0 &&
       settings.c_cc[VEOF] != _POSIX_VDISABLE) {
-    const char eof = static_cast<char>(settings.c_cc[VEOF]);
-    write_all(master_.get(), &eof, 1);
+    to_master_.assign(1, static_cast<char>(settings.c_cc[VEOF]));
+    write_master();
   }
-  input_ = -1;
+}
+
+void TerminalRelay::write_master() {
+  if (!master_open_) {
+    to_master_.clear();
+    return;
+  }
+  const ssize_t n = ::write(master_.get(), to_master_.data(), to_master_.size());
+  if (n > 0) {
+    to_master_.erase(0, static_cast<std::size_t>(n));
+  } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+    to_master_.clear();  // the pty is gone with the tool
+  }
+}
+
+void TerminalRelay::write_output() {
+  if (output_gone_) {
+    to_output_.clear();
+    return;
+  }
+  const ssize_t n = output_.write_some(to_output_.data(), to_output_.size());
+  if (n < 0) {
+    jail::log().debug("the caller's output is gone; the tool's terminal output is dropped");
+    output_gone_ = true;
+    to_output_.clear();
+    return;
+  }
+  to_output_.erase(0, static_cast<std::size_t>(n));
 }
 
 void TerminalRelay::copy_window_size() {
@@ -76,22 +124,30 @@ void TerminalRelay::copy_window_size() {
   }
 }
 
-void TerminalRelay::drain() {
-  if (!master_open_) return;
-  const int flags = ::fcntl(master_.get(), F_GETFL);
-  ::fcntl(master_.get(), F_SETFL, flags | O_NONBLOCK);
-  while (master_open_) {
+void TerminalRelay::drain(int stop, std::optional<Clock::time_point> until) {
+  for (;;) {
+    if (!to_output_.empty()) {
+      write_output();
+      if (!to_output_.empty() && !output_.wait_for_room(stop, until)) {
+        jail::log().warn("the caller did not read the tool's last output in time; dropped");
+        return;
+      }
+      continue;
+    }
+    if (!master_open_) return;
     std::array<char, kChunk> buffer;
     const ssize_t n = ::read(master_.get(), buffer.data(), buffer.size());
-    if (n <= 0) break;
-    relay(buffer.data(), static_cast<std::size_t>(n));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // EAGAIN: the tool's last words are all out; EIO: none were left
+    take_output(buffer.data(), static_cast<std::size_t>(n));
   }
 }
 
-void TerminalRelay::relay(const char* data, std::size_t n) {
+void TerminalRelay::take_output(const char* data, std::size_t n) {
   const std::size_t room = left_ ? static_cast<std::size_t>(std::min<std::uint64_t>(*left_, n)) : n;
-  if (room > 0 && !write_all(output_, data, room)) {
-    jail::log().debug("the caller's output is gone; the tool's terminal output is dropped");
+  if (room > 0) {
+    to_output_.assign(data, room);
+    write_output();
   }
   if (!left_) return;
   *left_ -= room;
@@ -102,6 +158,7 @@ void TerminalRelay::relay(const char* data, std::size_t n) {
   jail::log().info("the tool's output reached the cap; its terminal is hung up");
   master_.reset();
   master_open_ = false;
+  to_master_.clear();
 }
 
 }  // namespace jail

@@ -346,6 +346,43 @@ TEST_P(IoOutput, LogFileKeepsJailsMessagesOffTheToolsStderr) {
   EXPECT_NE(logged->find("timeout"), std::string::npos) << "log:\n" << *logged;
 }
 
+// The tool's last output, still in the relay when the tool ends, reaches a reader that is slow
+// just then: jail waits for it as any writer of a pipe would, through --max-output's relay and
+// through a terminal's.
+TEST_P(IoOutput, TheToolsLastOutputWaitsForASlowReader) {
+  const std::string as_caller =
+      as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  for (const std::string relay : {"--max-output 100M", "--tty always"}) {
+    SCOPED_TRACE(relay);
+    const std::string out = shell_output(
+        as_caller + JAIL_BINARY + " -q --no-cwd " + relay +
+        " -- head -c 3000000 /dev/zero | (head -c 2900000 >/dev/null; sleep 2; wc -c)");
+    EXPECT_EQ(trim(out), "100000");
+  }
+}
+
+// A caller that writes to the tool's terminal faster than the tool reads, or reads its output
+// slower than the tool writes, holds up neither the supervisor nor the timeout.
+TEST_P(IoOutput, ATerminalRelayNeverHoldsUpTheTimeout) {
+  const std::string as_caller =
+      as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  const auto start = Clock::now();
+  const std::string in = shell_output("yes | timeout -s KILL 30 " + as_caller + JAIL_BINARY +
+                                      " -q --no-cwd --tty always --timeout 1s -- sleep 6; echo "
+                                      "rc=$?");
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_NE(in.find("rc=124"), std::string::npos) << in;
+  EXPECT_LT(seconds, 5.0) << in;
+
+  const std::string status_path = cwd_ / "status.json";
+  const std::string out =
+      shell_output(as_caller + JAIL_BINARY + " -q --no-cwd --tty always --timeout 1s " +
+                   "--status-file " + status_path + " -- yes | (sleep 6; head -c 1 >/dev/null)");
+  const auto status = status_json(status_path);
+  EXPECT_EQ(status.value("outcome", ""), "timeout") << status.dump() << out;
+  EXPECT_LT(status.value("wall_ms", 1e9), 3000) << status.dump() << out;
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(IoOutput);
 
 }  // namespace

@@ -234,7 +234,7 @@ TEST(LibraryLaunch, ProcessDroppedWithoutWaitLeavesNothingBehind) {
 // none at all (ECHILD).
 bool has_children() {
   siginfo_t info{};
-  return ::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+  return ::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0;
 }
 
 // --runtime runsc starts runsc before it compiles the policy (runsc waits at a gate for its

@@ -21,12 +21,15 @@ class Process {
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
   // A Process that was never waited for is killed and reaped: nothing outlives its owner.
+  // Assigning over a Process does the same to the jail it held.
   ~Process();
 
   // The host pid of the jail's init (the reaper that is PID 1 inside).
   [[nodiscard]] pid_t pid() const;
-  // Runs the supervisor until the jail has ended, then reports. Once it has reported, the
-  // Process is finished: a second call throws.
+  // Waits until the jail has ended, then reports. Once it has reported, the Process is
+  // finished: a second call throws. The supervisor (timeouts, limits, seccomp answers, relays)
+  // runs on a thread of the Process's own from launch on, so the caller may do anything
+  // meanwhile — read the tool's stdout to its end first, or wait late: the Result is the same.
   [[nodiscard]] Result wait();
   // The same, but gives up after `timeout` (the jail keeps running; call again later).
   [[nodiscard]] std::optional<Result> wait_for(std::chrono::milliseconds timeout);
@@ -38,7 +41,8 @@ class Process {
   [[nodiscard]] int stderr_fd() const;
   void close_stdin();
   // Sends `signal` to the tool (through the reaper, which forwards it). SIGKILL ends the whole
-  // jail.
+  // jail. Safe from any thread. Throws jail::Error for SIGSTOP, which would stop only the
+  // reaper (send SIGTSTP), and for a number that is not a signal.
   void kill(int signal);
 
  private:

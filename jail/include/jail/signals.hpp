@@ -1,5 +1,5 @@
-// The signals a jail passes on to its tool. Sent to `jail` (or to Process::kill) they reach the
-// tool; none of them ends jail itself, so jail always gets to clean up and report.
+// The signals the `jail` command passes on to its tool when it receives them; none of them ends
+// jail itself, so jail always gets to clean up and report. (Process::kill delivers any signal.)
 #pragma once
 
 #include <csignal>

@@ -233,7 +233,10 @@ Process launch_runsc(const Spec& spec) {
   int pidfd = -1;
   clone.flags = CLONE_PIDFD;
   clone.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
-  clone.exit_signal = SIGCHLD;
+  // No SIGCHLD: a host that reaps its children with waitpid(-1) (a SIGCHLD handler, a child
+  // watcher) or ignores SIGCHLD would take this one's status from the supervisor; it is waited
+  // for through its pidfd and with __WALL only.
+  clone.exit_signal = 0;
   clone_into(clone, state->cgroup);
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);

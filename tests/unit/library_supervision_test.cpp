@@ -1,0 +1,220 @@
+// The supervisor serves a jail whatever its host does meanwhile: a host that reads the tool's
+// output to its end before waiting, waits late, reaps every child it has, assigns over a running
+// Process, has no reader on its stdout, or sends the tool signals of its own.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jail/error.hpp"
+#include "jail/launch.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+jail::Spec shell(const std::string& script) {
+  jail::Spec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.env = jail::default_environment();
+  spec.stdio = jail::Stdio::pipe;
+  return spec;
+}
+
+// Reads `fd` to its end, as a host that collects a tool's output before it waits; gives up after
+// `limit` (the test's own guard, far beyond what any case needs).
+std::string read_to_end(int fd, std::chrono::milliseconds limit) {
+  std::string text;
+  const auto deadline = Clock::now() + limit;
+  char buffer[4096];
+  while (Clock::now() < deadline) {
+    pollfd ready{fd, POLLIN, 0};
+    if (::poll(&ready, 1, 50) <= 0) continue;
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool process_gone(pid_t pid) {
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+TEST(LibrarySupervision, TheTimeoutHoldsWhileTheHostReadsTheOutputToItsEnd) {
+  jail::Spec spec = shell("sleep 30; echo late");
+  spec.limits.timeout = 1000ms;
+  spec.limits.kill_grace = 200ms;
+  const auto start = Clock::now();
+  jail::Process process = jail::launch(spec);
+  const std::string out = read_to_end(process.stdout_fd(), 20s);
+  EXPECT_LT(seconds_since(start), 10.0) << "the tool outlived its 1 s timeout";
+  const jail::Result result = process.wait();
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(result.outcome, jail::Outcome::timeout) << jail::to_json(result);
+}
+
+TEST(LibrarySupervision, ADeniedCallIsAnsweredWhileTheHostReads) {
+  // The default policy refuses a set-uid chmod through the supervisor (a seccomp notification):
+  // the tool waits for that answer while the host waits for the tool's output.
+  jail::Process process =
+      jail::launch(shell("touch /tmp/x; chmod u+s /tmp/x; echo after-chmod=$?"));
+  const std::string out = read_to_end(process.stdout_fd(), 20s);
+  const jail::Result result = process.wait();
+  EXPECT_EQ(out, "after-chmod=1\n") << jail::to_json(result);
+  EXPECT_EQ(result.outcome, jail::Outcome::exited) << jail::to_json(result);
+  EXPECT_GE(result.denials.count, 1u) << jail::to_json(result);
+}
+
+TEST(LibrarySupervision, WaitingLateGivesTheRunsOwnEndAndTime) {
+  jail::Spec spec = shell("echo done");
+  spec.limits.timeout = 1000ms;
+  jail::Process process = jail::launch(spec);
+  std::this_thread::sleep_for(1500ms);
+  const jail::Result result = process.wait();
+  EXPECT_EQ(result.outcome, jail::Outcome::exited) << jail::to_json(result);
+  EXPECT_EQ(result.exit_code, 0) << jail::to_json(result);
+  EXPECT_LT(result.wall_ms, 1000) << jail::to_json(result);
+}
+
+TEST(LibrarySupervision, AssigningOverARunningProcessEndsTheJailItHeld) {
+  jail::Process process = jail::launch(shell("exec sleep 100"));
+  const pid_t first = process.pid();
+  process = jail::launch(shell("exit 3"));
+  EXPECT_TRUE(process_gone(first)) << "the first jail's init " << first << " is still there";
+  EXPECT_EQ(process.wait().exit_code, 3);
+
+  std::vector<jail::Process> kept;
+  kept.push_back(jail::launch(shell("exec sleep 100")));
+  kept.push_back(jail::launch(shell("exec sleep 100")));
+  const pid_t erased = kept.front().pid();
+  kept.erase(kept.begin());
+  EXPECT_TRUE(process_gone(erased)) << "the erased jail's init " << erased << " is still there";
+}
+
+TEST(LibrarySupervision, AHostThatReapsEveryChildStillGetsTheResult) {
+  std::atomic<bool> reaping = true;
+  std::thread reaper([&] {
+    while (reaping) {
+      int status = 0;
+      (void)::waitpid(-1, &status, WNOHANG);
+      std::this_thread::sleep_for(1ms);
+    }
+  });
+  jail::Process process = jail::launch(shell("exec sleep 5"));
+  std::this_thread::sleep_for(200ms);
+  process.kill(SIGKILL);
+  std::this_thread::sleep_for(300ms);
+  const jail::Result result = process.wait();
+  reaping = false;
+  reaper.join();
+  EXPECT_EQ(result.outcome, jail::Outcome::signaled) << jail::to_json(result);
+  EXPECT_EQ(result.signal, SIGKILL) << jail::to_json(result);
+}
+
+TEST(LibrarySupervision, AHostWithoutAReaderOnItsStdoutIsNotKilledBySigpipe) {
+  // In a child of the test's own, whose stdout is a pipe with no reader and SIGPIPE as by
+  // default: the relay's writes fail with EPIPE, and the host lives to report.
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t host = ::fork();
+  ASSERT_GE(host, 0);
+  if (host == 0) {
+    ::signal(SIGPIPE, SIG_DFL);
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    jail::Spec spec = shell("echo one; sleep 0.3; echo two");
+    spec.stdio = jail::Stdio::inherit;
+    spec.max_output_bytes = 1 << 20;
+    const jail::Result result = jail::run(spec);
+    ::_exit(result.outcome == jail::Outcome::exited ? 0 : 1);
+  }
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(host, &status, 0), host);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the host ended with wait status " << status << " (141 would be SIGPIPE's exit)";
+}
+
+TEST(LibrarySupervision, KillDeliversSignalsBeyondTheForwardedSetAndRefusesSigstop) {
+  jail::Process process = jail::launch(
+      shell("trap 'echo got-abrt; exit 7' ABRT; echo ready; while :; do sleep 0.05; done"));
+  char buffer[16];
+  ASSERT_EQ(::read(process.stdout_fd(), buffer, 6), 6);  // "ready\n"
+  process.kill(SIGABRT);
+  std::optional<jail::Result> result = process.wait_for(10s);
+  ASSERT_TRUE(result) << "SIGABRT never reached the tool";
+  EXPECT_EQ(result->exit_code, 7) << jail::to_json(*result);
+  EXPECT_EQ(read_to_end(process.stdout_fd(), 5s), "got-abrt\n");
+
+  jail::Process other = jail::launch(shell("exec sleep 100"));
+  EXPECT_THROW(other.kill(SIGSTOP), jail::Error);
+  EXPECT_THROW(other.kill(0), jail::Error);
+}
+
+// The tool's CPU time from /proc (the busy shell is the only process with the marker in its
+// command line, apart from the init, named jail-init).
+double tool_cpu_seconds(const std::string& marker) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream cmdline(entry.path() / "cmdline");
+    std::stringstream text;
+    text << cmdline.rdbuf();
+    if (text.str().find(marker) == std::string::npos) continue;
+    std::ifstream stat_file(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), {});
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+      if (i == 14) utime = std::stoull(field);
+      if (i == 15) stime = std::stoull(field);
+    }
+    return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
+  return 0;
+}
+
+TEST(LibrarySupervision, TheHostsOwnKillIsNotTakenForTheCpuLimit) {
+  const std::string marker = "busy" + std::to_string(::getpid());
+  jail::Spec spec = shell("while :; do :; done # " + marker);
+  spec.limits.cpu_time = 2s;
+  jail::Process process = jail::launch(spec);
+  const auto deadline = Clock::now() + 20s;
+  while (tool_cpu_seconds(marker) < 1.7 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_GE(tool_cpu_seconds(marker), 1.7) << "the tool never used 1.7 s of CPU";
+  process.kill(SIGKILL);
+  const jail::Result result = process.wait();
+  EXPECT_EQ(result.outcome, jail::Outcome::signaled) << jail::to_json(result);
+  EXPECT_EQ(result.signal, SIGKILL) << jail::to_json(result);
+  EXPECT_FALSE(result.limit_hit) << jail::to_json(result);
+}
+
+}  // namespace
