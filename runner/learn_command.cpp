@@ -35,7 +35,7 @@ int learn_command(const std::vector<std::string>& options,
     spdlog::error("policy learn: -o OUT.policy is required");
     return kFailed;
   }
-  for (const auto& word : command) learn.command += (learn.command.empty() ? "" : " ") + word;
+  learn.command = command;
   RunOptions run;
   try {
     run = parse_run_options(run_options, command);
@@ -66,7 +66,7 @@ int learn_command(const std::vector<std::string>& options,
     return kFailed;
   }
   std::fprintf(stderr, "jail: learned %zu syscalls from %s; wrote %s\n",
-               result.syscalls_seen.size(), learn.command.c_str(), out.c_str());
+               result.syscalls_seen.size(), quoted_command(command).c_str(), out.c_str());
   for (const auto& line : added) std::fprintf(stderr, "jail: added %s\n", line.c_str());
   if (!merge.empty() && added.empty())
     std::fprintf(stderr, "jail: %s already allowed everything seen\n", merge.c_str());

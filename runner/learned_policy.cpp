@@ -3,11 +3,14 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -30,6 +33,31 @@ std::string today() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
   return text;
+}
+
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7f;
+}
+
+// $'...' (bash, zsh, ksh): the one shell quoting that can spell a control character in a line.
+std::string ansi_c_quoted(const std::string& word) {
+  std::string text = "$'";
+  for (const char c : word) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      text += '\\';
+      text += c;
+    } else if (c == '\n') {
+      text += "\\n";
+    } else if (c == '\t') {
+      text += "\\t";
+    } else if (is_control(byte)) {
+      text += fmt::format("\\x{:02x}", byte);
+    } else {
+      text += c;
+    }
+  }
+  return text + "'";
 }
 
 std::string rule_for(const SyscallUse& use) {
@@ -80,13 +108,37 @@ std::string rules_text(const std::vector<SyscallUse>& seen) {
 
 }  // namespace
 
+std::string quoted_command(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) {
+    if (!text.empty()) text += ' ';
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("-_./=:,+@%").find(c) != std::string_view::npos;
+    });
+    const bool control = std::any_of(
+        word.begin(), word.end(), [](char c) { return is_control(static_cast<unsigned char>(c)); });
+    if (plain) {
+      text += word;
+    } else if (control) {
+      text += ansi_c_quoted(word);
+    } else {
+      text += '\'';
+      for (const char c : word) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      text += '\'';
+    }
+  }
+  return text;
+}
+
 std::string learned_policy_text(const std::vector<SyscallUse>& seen, const LearnOptions& options) {
   std::uint64_t calls = 0;
   for (const auto& use : seen) calls += use.count;
   return fmt::format(
       "# Learned by `jail policy learn` on {} from:\n#   {}\n# {} distinct syscalls, {} calls. "
       "Review it before use: it allows what one run needed.\ndefault {}\n\n{}",
-      today(), options.command, seen.size(), calls, options.default_action, rules_text(seen));
+      today(), quoted_command(options.command), seen.size(), calls, options.default_action,
+      rules_text(seen));
 }
 
 std::string merge_into(const std::string& existing_path, const std::vector<SyscallUse>& seen,
@@ -115,7 +167,7 @@ std::string merge_into(const std::string& existing_path, const std::vector<Sysca
   return fmt::format(
       "# Widened by `jail policy learn --merge` on {} for:\n#   {}\n{}\n# --- the policy as it was "
       "---\n{}",
-      today(), options.command, rules_text(missing), text.str());
+      today(), quoted_command(options.command), rules_text(missing), text.str());
 }
 
 }  // namespace jail::runner

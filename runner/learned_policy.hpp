@@ -12,8 +12,14 @@ namespace jail::runner {
 
 struct LearnOptions {
   std::string default_action = "errno EPERM";
-  std::string command;  // for the header
+  std::vector<std::string> command;  // the learned command's words, for the header
 };
+
+// The command as one line a reader can paste into a shell: plain words as they are, others
+// single-quoted, and words with control characters as $'...' with escapes. The words come from
+// whoever ran `jail policy learn` (a script they did not read); raw, a newline in one would end
+// the comment it is written in and start a rule.
+[[nodiscard]] std::string quoted_command(const std::vector<std::string>& words);
 
 [[nodiscard]] std::string learned_policy_text(const std::vector<SyscallUse>& seen,
                                               const LearnOptions& options);
