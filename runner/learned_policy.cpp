@@ -25,6 +25,15 @@ namespace {
 const std::map<std::string, int> kConditionArgument = {
     {"ioctl", 1}, {"socket", 0}, {"clone", 0}, {"prctl", 0}, {"fcntl", 1}};
 
+// The supervisor keeps this many distinct argument sets of a syscall and counts the rest
+// (kKeptArgumentSets in jail/src/seccomp/denials.cpp). A syscall with that many may have been
+// called with others no one kept: its values are not all known.
+constexpr std::size_t kArgumentSetsKept = 64;
+
+bool all_arguments_known(const SyscallUse& use) {
+  return use.distinct_args.size() < kArgumentSetsKept;
+}
+
 // What jail itself needs under the filter (see launch): always allowed.
 const std::set<std::string> kNeededByJail = {"execve", "write", "exit_group"};
 
@@ -62,7 +71,7 @@ std::string ansi_c_quoted(const std::string& word) {
 
 std::string rule_for(const SyscallUse& use) {
   const auto arg = kConditionArgument.find(use.name);
-  if (arg == kConditionArgument.end() || use.distinct_args.size() >= 64) {
+  if (arg == kConditionArgument.end() || !all_arguments_known(use)) {
     return fmt::format("allow {}", use.name);
   }
   std::set<std::uint64_t> values;
@@ -146,7 +155,8 @@ std::string merge_into(const std::string& existing_path, const std::vector<Sysca
   const policy::Policy existing = policy::load_policy(existing_path);
   std::vector<SyscallUse> missing;
   for (const auto& use : seen) {
-    bool allowed = true;
+    // Sets beyond those kept went unchecked; one of them may be what `existing` refuses.
+    bool allowed = all_arguments_known(use);
     for (const auto& args : use.distinct_args) {
       seccomp_data data{};
       data.nr = use.number;
