@@ -3,10 +3,12 @@
 // options, fcntl commands), dangerous calls marked for review.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "jail/result.hpp"
+#include "policy/policy.hpp"
 
 namespace jail::runner {
 
@@ -24,10 +26,31 @@ struct LearnOptions {
 [[nodiscard]] std::string learned_policy_text(const std::vector<SyscallUse>& seen,
                                               const LearnOptions& options);
 
-// The same rules, for only the calls `existing` does not allow yet, put in front of the existing
-// text (rules are tried in order, so they take effect). `added` gets one line per syscall added.
-[[nodiscard]] std::string merge_into(const std::string& existing_path,
-                                     const std::vector<SyscallUse>& seen,
+// Why `action` cannot follow `default` in a policy, or nullopt when it can. It must be one action
+// on one line: "errno EPERM\nallow ptrace" would load, as a default and a rule.
+[[nodiscard]] std::optional<std::string> default_action_problem(const std::string& action);
+
+// The policy --merge names (a file or a shipped name), read before the run.
+struct MergeBase {
+  policy::Policy policy;  // what it allows already
+  // Its text, each include of a file by a relative path rewritten to reach the same file from
+  // the output's directory: the loader resolves it from the including file's directory.
+  std::string text;
+};
+
+// Throws std::runtime_error saying why it cannot be the base: the loader's diagnostics, or an
+// include that cannot be written as a path from `output_dir`.
+[[nodiscard]] MergeBase load_merge_base(const std::string& name_or_path,
+                                        const std::string& output_dir);
+
+// The same rules, for only the calls `base` does not allow yet, put in front of its text (rules
+// are tried in order, so they take effect). `added` gets one line per syscall added.
+[[nodiscard]] std::string merge_into(const MergeBase& base, const std::vector<SyscallUse>& seen,
                                      const LearnOptions& options, std::vector<std::string>& added);
+
+// What jail's policy loader and compiler say against `text` read as the file `path` (includes
+// resolve from its directory), or nullopt when `jail --policy path` would take it.
+[[nodiscard]] std::optional<std::string> load_problems(const std::string& text,
+                                                       const std::string& path);
 
 }  // namespace jail::runner

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,9 @@ TEST_P(PolicyLearnText, TheCommandStaysInOneCommentLine) {
   EXPECT_EQ(learn.exit_code, 127) << describe(learn);  // sh's: there is no `allow` command
   const std::string text = read_file(policy).value_or("");
   for (const auto& line : split_lines(text)) {
-    if (line.find("ptrace") != std::string::npos) EXPECT_TRUE(line.starts_with("#")) << text;
+    if (line.find("ptrace") != std::string::npos) {
+      EXPECT_TRUE(line.starts_with("#")) << text;
+    }
   }
   EXPECT_NE(text.find("#   sh -c $'true\\nallow ptrace process_vm_writev kexec_load'\n"),
             std::string::npos)
@@ -60,7 +63,77 @@ TEST_P(PolicyLearnMerge, ASyscallWithMoreArgumentSetsThanKeptIsAdded) {
       << describe(again) << read_file(merged).value_or("");
 }
 
+// The loader reads `include "extra.policy"` next to the including file: copied as it was into a
+// policy in another directory, it named a file that is not there.
+TEST_P(PolicyLearnMerge, RelativeIncludesStillReachTheirFilesFromTheOutputsDirectory) {
+  TempDir old_dir, out_dir;
+  write_file(old_dir / "old.policy", "default errno EPERM\ninclude \"extra.policy\"\n");
+  write_file(old_dir / "extra.policy", "default kill\nallow execve write exit_group\n");
+  const std::string merged = out_dir / "merged.policy";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "--merge", old_dir / "old.policy", "-o",
+                         merged, "--", "true"});
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  const std::string text = read_file(merged).value_or("");
+  const std::string old_name = std::filesystem::path(old_dir.path()).filename();
+  EXPECT_NE(text.find("include \"../" + old_name + "/extra.policy\"\n"), std::string::npos) << text;
+  RunResult check = run({"policy", "check", merged});
+  EXPECT_EQ(check.exit_code, 0) << describe(check);
+}
+
+// The text is loaded again after the run and not written when it no longer loads: here the tool
+// removed the file the old policy includes.
+TEST_P(PolicyLearnMerge, APolicyThatNoLongerLoadsIsNotWritten) {
+  write_file(cwd_ / "old.policy", "default errno EPERM\ninclude \"extra.policy\"\n");
+  write_file(cwd_ / "extra.policy", "allow execve write exit_group\n");
+  const std::string merged = cwd_ / "merged.policy";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "--bind", cwd_.path(), "--cwd", cwd_.path(),
+                         "--merge", cwd_ / "old.policy", "-o", merged, "--", "rm", "extra.policy"});
+  EXPECT_EQ(learn.exit_code, 125) << describe(learn);
+  EXPECT_NE(learn.err.find("cannot read included file"), std::string::npos) << describe(learn);
+  EXPECT_FALSE(std::filesystem::exists(merged)) << read_file(merged).value_or("");
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnMerge);
+
+// What `policy learn` cannot use is refused before the tool runs: the tool's output would
+// otherwise be printed by a run whose policy is then never written.
+class PolicyLearnRefuses : public CallerTest {
+ protected:
+  // Runs `policy learn OPTIONS -- echo tool-ran` and expects a usage error naming `why`.
+  void expect_refused(const std::vector<std::string>& options, const std::string& why) {
+    RunResult learn =
+        run(concat({{"policy", "learn", "--no-cwd"}, options, {"--", "echo", "tool-ran"}}));
+    EXPECT_EQ(learn.exit_code, 125) << describe(learn);
+    EXPECT_EQ(learn.out.find("tool-ran"), std::string::npos) << describe(learn);
+    EXPECT_NE(learn.err.find(why), std::string::npos) << why << "\n" << describe(learn);
+  }
+};
+
+TEST_P(PolicyLearnRefuses, AMergePolicyThatDoesNotLoad) {
+  expect_refused({"-o", cwd_ / "out.policy", "--merge", cwd_ / "nonexist.policy"},
+                 "cannot merge into");
+  EXPECT_FALSE(std::filesystem::exists(cwd_ / "out.policy"));
+}
+
+TEST_P(PolicyLearnRefuses, AnOutputThatCannotBeWritten) {
+  expect_refused({"-o", "/no/dir/x.policy"}, "cannot write -o /no/dir/x.policy");
+  // Never through a symlink: the tool may put one where it can write.
+  write_file(cwd_ / "target.txt", "untouched\n");
+  std::filesystem::create_symlink(cwd_ / "target.txt", cwd_ / "link.policy");
+  expect_refused({"-o", cwd_ / "link.policy"}, "symlink");
+  EXPECT_EQ(read_file(cwd_ / "target.txt"), "untouched\n");
+}
+
+// `default bogus` was written, and the command exited 0.
+TEST_P(PolicyLearnRefuses, ADefaultThatIsNotOneAction) {
+  expect_refused({"-o", cwd_ / "out.policy", "--default", "bogus"}, "--default 'bogus'");
+  // It would load, as a default and a rule.
+  expect_refused({"-o", cwd_ / "out.policy", "--default", "errno EPERM\nallow ptrace"},
+                 "control character");
+  EXPECT_FALSE(std::filesystem::exists(cwd_ / "out.policy"));
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnRefuses);
 
 }  // namespace
 }  // namespace jail_test
