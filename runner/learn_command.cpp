@@ -18,7 +18,9 @@
 
 #include "jail/launch.hpp"
 #include "learned_policy.hpp"
+#include "run_command.hpp"
 #include "run_options.hpp"
+#include "session_commands.hpp"
 
 namespace jail::runner {
 namespace {
@@ -62,12 +64,24 @@ LearnRequest split_options(const std::vector<std::string>& options) {
 }
 
 // What cannot mean anything to a learning run is refused with the reason, not ignored.
-std::optional<std::string> why_not_learnable(const LearnRequest& request) {
+std::optional<std::string> why_not_learnable(const LearnRequest& request, const RunOptions& run) {
   if (!request.output || request.output->empty()) {
     return "-o OUT.policy is required: where the learned policy is written";
   }
   if (request.merge && request.default_action) {
     return "--default is for a new policy; --merge keeps the default of the policy it widens";
+  }
+  const bool policy_flag = std::any_of(
+      request.run_options.begin(), request.run_options.end(),
+      [](const auto& word) { return word == "--policy" || word.starts_with("--policy="); });
+  if (policy_flag || run.spec.policy != Spec{}.policy) {
+    return "--policy (on the command line or in a --profile) cannot apply: a learning run "
+           "allows every syscall and reports it, which is how it sees what the tool uses; leave "
+           "it out (to widen an existing policy, name it with --merge)";
+  }
+  if (run.spec.runtime == Runtime::runsc) {
+    return "--runtime runsc cannot learn: gVisor's own kernel answers the tool's syscalls, so "
+           "none reach jail's supervisor; learn with the native runtime";
   }
   if (request.default_action) {
     if (const auto problem = default_action_problem(*request.default_action)) {
@@ -154,11 +168,13 @@ void PolicyOutput::write(const std::string& text) {
 
 int learn_command(const std::vector<std::string>& options,
                   const std::vector<std::string>& command) {
-  auto refuse = [](std::string message) {
+  // As for `jail`: the message, and a setup_error status where the caller asked for one.
+  auto refuse = [&options](std::string message) {
     while (!message.empty() && message.back() == '\n') message.pop_back();
     // On the first line, before the source line and caret of a policy diagnostic.
     message.insert(std::min(message.find('\n'), message.size()), "; nothing was run");
     spdlog::error("policy learn: {}", message);
+    write_usage_failure(options, "policy learn: " + message);
     return kUsageExit;
   };
   LearnRequest request;
@@ -166,10 +182,11 @@ int learn_command(const std::vector<std::string>& options,
   try {
     request = split_options(options);
     run = parse_run_options(request.run_options, command);
+    setup_logging(run.log);
   } catch (const std::exception& error) {
     return refuse(error.what());
   }
-  if (const auto problem = why_not_learnable(request)) return refuse(*problem);
+  if (const auto problem = why_not_learnable(request, run)) return refuse(*problem);
 
   const std::string& out = *request.output;
   std::optional<MergeBase> base;
@@ -189,9 +206,16 @@ int learn_command(const std::vector<std::string>& options,
   } catch (const std::exception& error) {
     return refuse(error.what());
   }
+  const std::optional<RunReports> reports = RunReports::open(run);
+  if (!reports) return kUsageExit;
+
+  block_forwarded_signals();
   run.spec.seccomp_mode = SeccompMode::learn;
   const Result result = jail::run(run.spec);
-  if (result.error) spdlog::error("{}", result.error->message);
+  log_result(result);
+  if (run.spec.trace_timing) print_timings(result);
+  if (result.dry_run && !run.log.quiet) print_dry_run_summary(*result.dry_run);
+  reports->write(run, result);
   if (result.syscalls_seen.empty()) {
     spdlog::error("policy learn: the tool made no syscall the supervisor saw; nothing written");
     return exit_code_for(result) == 0 ? kUsageExit : exit_code_for(result);

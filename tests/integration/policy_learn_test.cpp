@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "run_jail.hpp"
 
 namespace jail_test {
@@ -133,7 +135,58 @@ TEST_P(PolicyLearnRefuses, ADefaultThatIsNotOneAction) {
   EXPECT_FALSE(std::filesystem::exists(cwd_ / "out.policy"));
 }
 
+// The learning run allows every syscall: a policy given for it was silently not applied.
+TEST_P(PolicyLearnRefuses, APolicyForTheLearningRun) {
+  expect_refused({"-o", cwd_ / "out.policy", "--policy", "python"}, "--policy");
+  expect_refused({"-o", cwd_ / "out.policy", "--policy=default"}, "--policy");
+  write_file(cwd_ / "profile.toml", "policy = \"minimal\"\n");
+  expect_refused({"-o", cwd_ / "out.policy", "--profile", cwd_ / "profile.toml"}, "--policy");
+}
+
+// Under gVisor no syscall reaches jail's supervisor; the run learned nothing.
+TEST_P(PolicyLearnRefuses, TheRunscRuntime) {
+  expect_refused({"-o", cwd_ / "out.policy", "--runtime", "runsc"}, "--runtime runsc");
+}
+
+// As for `jail`: a caller reading the status file learns why nothing ran.
+TEST_P(PolicyLearnRefuses, WithAStatusForACallerThatAskedForOne) {
+  const std::string status = cwd_ / "status.json";
+  expect_refused({"--status-file", status, "-o", cwd_ / "out.policy", "--policy", "python"},
+                 "--policy");
+  const auto json = nlohmann::json::parse(read_file(status).value_or("{}"));
+  EXPECT_EQ(json["outcome"], "setup_error") << json.dump();
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnRefuses);
+
+class PolicyLearnRun : public CallerTest {};
+
+// These were accepted and ignored.
+TEST_P(PolicyLearnRun, ReportsAndLogsAsForJail) {
+  const std::string status = cwd_ / "status.json";
+  const std::string audit = cwd_ / "audit.jsonl";
+  const std::string log = cwd_ / "jail.log";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "-o", cwd_ / "out.policy", "--status-file",
+                         status, "--audit-log", audit, "--log-file", log, "--log-format", "json",
+                         "-v", "--trace-timing", "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(learn.exit_code, 3) << describe(learn);
+  EXPECT_NE(learn.err.find("jail: timing"), std::string::npos) << describe(learn);
+  const auto json = nlohmann::json::parse(read_file(status).value_or("{}"));
+  EXPECT_EQ(json["outcome"], "exited") << json.dump();
+  EXPECT_EQ(json["exit_code"], 3) << json.dump();
+  const auto record = nlohmann::json::parse(read_file(audit).value_or("{}"));
+  EXPECT_EQ(record["policy"], "learn") << record.dump();
+  EXPECT_EQ(record["command"][0], "sh") << record.dump();
+  bool logged = false;
+  for (const auto& line : split_lines(read_file(log).value_or(""))) {
+    const auto message = nlohmann::json::parse(line);  // one JSON object a line, or it throws
+    logged = logged || message.dump().find("exited with 3") != std::string::npos;
+  }
+  EXPECT_TRUE(logged) << read_file(log).value_or("");
+  EXPECT_TRUE(read_file(cwd_ / "out.policy").has_value());
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnRun);
 
 }  // namespace
 }  // namespace jail_test
