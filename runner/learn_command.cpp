@@ -28,8 +28,34 @@ namespace {
 // DESIGN's exit code for wrong options and for a jail that could not be set up.
 constexpr int kUsageExit = 125;
 
+constexpr const char* kUsage =
+    "Usage: jail policy learn -o OUT.policy [--merge OLD | --default ACTION] [OPTIONS] -- COMMAND "
+    "[ARGS...]\n"
+    "\n"
+    "Run COMMAND in a jail (as jail OPTIONS -- COMMAND would) with every syscall allowed and\n"
+    "reported to jail's supervisor, then write a policy that allows what it used: grouped,\n"
+    "commented with counts, with conditions on the arguments that matter (ioctl requests,\n"
+    "socket domains, clone flags, prctl options, fcntl commands) and dangerous calls kept but\n"
+    "marked REVIEW. Review it before use: it allows what one run needed.\n"
+    "OPTIONS are jail's run options (see jail --help), except --policy (the learning run allows\n"
+    "every syscall; that is how it sees them) and --runtime runsc (gVisor's kernel answers the\n"
+    "syscalls; none reach jail).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE  write the policy here (required; checked before COMMAND runs)\n"
+    "  --merge OLD        widen OLD (a policy file or shipped name) instead: rules for only what\n"
+    "                     OLD does not allow yet go in front of it, and each one is named\n"
+    "  --default ACTION   what the new policy does with any other syscall: errno EPERM (the\n"
+    "                     default), errno NAME, kill, log or trap\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "The policy is loaded with jail's own policy loader before it is written; it is not\n"
+    "written if it does not load. Exit status: COMMAND's own, as for jail; 125 when the options\n"
+    "are wrong, the policy cannot be written, or the run could not be set up.\n";
+
 // The words `policy learn` takes itself; the others are jail's run options.
 struct LearnRequest {
+  bool help = false;
   std::optional<std::string> output;
   std::optional<std::string> merge;
   std::optional<std::string> default_action;
@@ -41,6 +67,10 @@ LearnRequest split_options(const std::vector<std::string>& options) {
   LearnRequest request;
   for (std::size_t i = 0; i < options.size(); ++i) {
     const std::string& word = options[i];
+    if (word == "-h" || word == "--help") {
+      request.help = true;
+      continue;
+    }
     // FLAG VALUE, or --FLAG=VALUE as the run options (CLI11) take it too.
     const auto equals = word.starts_with("--") ? word.find('=') : std::string::npos;
     const std::string flag = word.substr(0, equals);
@@ -181,6 +211,10 @@ int learn_command(const std::vector<std::string>& options,
   RunOptions run;
   try {
     request = split_options(options);
+    if (request.help) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
     run = parse_run_options(request.run_options, command);
     setup_logging(run.log);
   } catch (const std::exception& error) {

@@ -188,5 +188,16 @@ TEST_P(PolicyLearnRun, ReportsAndLogsAsForJail) {
 
 JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnRun);
 
+TEST(PolicyLearnHelp, LearnHasHelpAndPolicyHelpNamesIt) {
+  RunResult help = run_jail({"policy", "learn", "-h"});
+  EXPECT_EQ(help.exit_code, 0) << describe(help);
+  EXPECT_TRUE(help.out.starts_with("Usage: jail policy learn -o OUT.policy")) << describe(help);
+  EXPECT_NE(help.out.find("--default ACTION"), std::string::npos) << describe(help);
+  RunResult policy = run_jail({"policy", "--help"});
+  EXPECT_EQ(policy.exit_code, 0) << describe(policy);
+  EXPECT_NE(policy.out.find("jail policy learn -o OUT.policy"), std::string::npos)
+      << describe(policy);
+}
+
 }  // namespace
 }  // namespace jail_test
