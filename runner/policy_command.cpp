@@ -171,6 +171,11 @@ int export_policy(const std::string& file, const std::string& format, const std:
 int run_policy_command(int argc, char** argv) {
   CLI::App app{"Read, check and explain seccomp policies", "jail policy"};
   app.require_subcommand(1);
+  // `policy learn` runs a tool, so main hands it to the runner before this parser sees it.
+  app.footer(
+      "Also: jail policy learn -o OUT.policy [--merge OLD | --default ACTION] [OPTIONS] -- "
+      "COMMAND...\n  run COMMAND and write a policy from the syscalls it made (see jail policy "
+      "learn --help)");
 
   std::vector<std::string> check_files;
   auto* check_cmd =

@@ -54,6 +54,8 @@ int open_report_file(const std::optional<std::string>& path, const char* flag, i
   return fd;
 }
 
+}  // namespace
+
 // --trace-timing: on stderr even with -q (it was asked for), after the tool's own output.
 void print_timings(const Result& result) {
   double previous = 0;
@@ -65,8 +67,6 @@ void print_timings(const Result& result) {
   }
   write_all(STDERR_FILENO, text);
 }
-
-}  // namespace
 
 std::optional<RunReports> RunReports::open(const RunOptions& run) {
   RunReports reports;
@@ -120,8 +120,6 @@ void log_result(const Result& result) {
   }
 }
 
-namespace {
-
 // A bad flag still leaves a status for a caller that asked for one: it reads the same JSON shape
 // whether jail failed on its flags or in the jail.
 void write_usage_failure(const std::vector<std::string>& options, const std::string& message) {
@@ -150,8 +148,6 @@ void write_usage_failure(const std::vector<std::string>& options, const std::str
   result.error = SetupFailure{"usage", EINVAL, message};
   if (const std::optional<RunReports> reports = RunReports::open(run)) reports->write(run, result);
 }
-
-}  // namespace
 
 int run_command(const std::vector<std::string>& options, const std::vector<std::string>& command) {
   RunOptions run;

@@ -14,6 +14,10 @@ namespace jail::runner {
 // the supervisor's signalfd, the outcome logged, the Result reported where asked.
 void block_forwarded_signals();
 void log_result(const Result& result);
+void print_timings(const Result& result);
+// For a usage error: a setup_error Result to the --status-fd/--status-file (or --profile's) found
+// among `options`, so a caller reads the same JSON however jail failed.
+void write_usage_failure(const std::vector<std::string>& options, const std::string& message);
 
 // Where a run reports: --status-fd, --status-file and --audit-log. The files are opened before
 // the tool runs and never through a symlink: opened afterwards, a link the tool had put at that

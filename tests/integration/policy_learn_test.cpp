@@ -1,0 +1,203 @@
+// `jail policy learn` writes a policy only from what it can vouch for: the command it ran stays
+// in a comment, the text loads with jail's own policy loader, and what it cannot write is known
+// before the tool runs.
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+class PolicyLearnText : public CallerTest {};
+
+// A script from someone else, with a line that reads like a rule: it belonged to the command and
+// must not become one (it did: `allow ptrace …` was line 3 of the learned policy).
+TEST_P(PolicyLearnText, TheCommandStaysInOneCommentLine) {
+  const std::string policy = cwd_ / "learned.policy";
+  const std::string script = "true\nallow ptrace process_vm_writev kexec_load";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "-o", policy, "--", "sh", "-c", script});
+  EXPECT_EQ(learn.exit_code, 127) << describe(learn);  // sh's: there is no `allow` command
+  const std::string text = read_file(policy).value_or("");
+  for (const auto& line : split_lines(text)) {
+    if (line.find("ptrace") != std::string::npos) {
+      EXPECT_TRUE(line.starts_with("#")) << text;
+    }
+  }
+  EXPECT_NE(text.find("#   sh -c $'true\\nallow ptrace process_vm_writev kexec_load'\n"),
+            std::string::npos)
+      << text;
+  RunResult check = run({"policy", "check", policy});
+  EXPECT_EQ(check.exit_code, 0) << describe(check);
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnText);
+
+class PolicyLearnMerge : public CallerTest {};
+
+// The supervisor keeps 64 distinct argument sets of a syscall: 70 allowed ones first, then one
+// the old policy refuses. Checked against the kept sets only, merge said the old policy "already
+// allowed everything seen", and the merged policy refused FIONREAD on the next run.
+TEST_P(PolicyLearnMerge, ASyscallWithMoreArgumentSetsThanKeptIsAdded) {
+  write_file(cwd_ / "old.policy", "default allow\nerrno EPERM ioctl if arg1 != TCGETS\n");
+  const std::string merged = cwd_ / "merged.policy";
+  const std::string ioctl = std::to_string(SYS_ioctl);
+  std::vector<std::string> calls = {probe("sc_raw")};
+  for (int fd = 100; fd < 170; ++fd) {  // not open: EBADF, but seccomp sees each call first
+    calls.insert(calls.end(), {ioctl, std::to_string(fd), "0x5401", "0", ","});  // TCGETS
+  }
+  calls.insert(calls.end(), {ioctl, "100", "0x541B", "0"});  // FIONREAD, call 70
+  RunResult learn =
+      run(concat({{"policy", "learn", "--no-cwd", "--merge", cwd_ / "old.policy", "-o", merged},
+                  probe_mount(),
+                  {"--"},
+                  calls}));
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  EXPECT_NE(learn.err.find("jail: added ioctl"), std::string::npos) << describe(learn);
+  RunResult again = run(concat({{"--no-cwd", "--policy", merged}, probe_mount(), {"--"}, calls}));
+  EXPECT_NE(again.out.find("result 70 ret=-1 errno=9\n"), std::string::npos)  // EBADF, not EPERM
+      << describe(again) << read_file(merged).value_or("");
+}
+
+// The loader reads `include "extra.policy"` next to the including file: copied as it was into a
+// policy in another directory, it named a file that is not there.
+TEST_P(PolicyLearnMerge, RelativeIncludesStillReachTheirFilesFromTheOutputsDirectory) {
+  TempDir old_dir, out_dir;
+  write_file(old_dir / "old.policy", "default errno EPERM\ninclude \"extra.policy\"\n");
+  write_file(old_dir / "extra.policy", "default kill\nallow execve write exit_group\n");
+  const std::string merged = out_dir / "merged.policy";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "--merge", old_dir / "old.policy", "-o",
+                         merged, "--", "true"});
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  const std::string text = read_file(merged).value_or("");
+  const std::string old_name = std::filesystem::path(old_dir.path()).filename();
+  EXPECT_NE(text.find("include \"../" + old_name + "/extra.policy\"\n"), std::string::npos) << text;
+  RunResult check = run({"policy", "check", merged});
+  EXPECT_EQ(check.exit_code, 0) << describe(check);
+}
+
+// The text is loaded again after the run and not written when it no longer loads: here the tool
+// removed the file the old policy includes.
+TEST_P(PolicyLearnMerge, APolicyThatNoLongerLoadsIsNotWritten) {
+  write_file(cwd_ / "old.policy", "default errno EPERM\ninclude \"extra.policy\"\n");
+  write_file(cwd_ / "extra.policy", "allow execve write exit_group\n");
+  const std::string merged = cwd_ / "merged.policy";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "--bind", cwd_.path(), "--cwd", cwd_.path(),
+                         "--merge", cwd_ / "old.policy", "-o", merged, "--", "rm", "extra.policy"});
+  EXPECT_EQ(learn.exit_code, 125) << describe(learn);
+  EXPECT_NE(learn.err.find("cannot read included file"), std::string::npos) << describe(learn);
+  EXPECT_FALSE(std::filesystem::exists(merged)) << read_file(merged).value_or("");
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnMerge);
+
+// What `policy learn` cannot use is refused before the tool runs: the tool's output would
+// otherwise be printed by a run whose policy is then never written.
+class PolicyLearnRefuses : public CallerTest {
+ protected:
+  // Runs `policy learn OPTIONS -- echo tool-ran` and expects a usage error naming `why`.
+  void expect_refused(const std::vector<std::string>& options, const std::string& why) {
+    RunResult learn =
+        run(concat({{"policy", "learn", "--no-cwd"}, options, {"--", "echo", "tool-ran"}}));
+    EXPECT_EQ(learn.exit_code, 125) << describe(learn);
+    EXPECT_EQ(learn.out.find("tool-ran"), std::string::npos) << describe(learn);
+    EXPECT_NE(learn.err.find(why), std::string::npos) << why << "\n" << describe(learn);
+  }
+};
+
+TEST_P(PolicyLearnRefuses, AMergePolicyThatDoesNotLoad) {
+  expect_refused({"-o", cwd_ / "out.policy", "--merge", cwd_ / "nonexist.policy"},
+                 "cannot merge into");
+  EXPECT_FALSE(std::filesystem::exists(cwd_ / "out.policy"));
+}
+
+TEST_P(PolicyLearnRefuses, AnOutputThatCannotBeWritten) {
+  expect_refused({"-o", "/no/dir/x.policy"}, "cannot write -o /no/dir/x.policy");
+  // Never through a symlink: the tool may put one where it can write.
+  write_file(cwd_ / "target.txt", "untouched\n");
+  std::filesystem::create_symlink(cwd_ / "target.txt", cwd_ / "link.policy");
+  expect_refused({"-o", cwd_ / "link.policy"}, "symlink");
+  EXPECT_EQ(read_file(cwd_ / "target.txt"), "untouched\n");
+}
+
+// `default bogus` was written, and the command exited 0.
+TEST_P(PolicyLearnRefuses, ADefaultThatIsNotOneAction) {
+  expect_refused({"-o", cwd_ / "out.policy", "--default", "bogus"}, "--default 'bogus'");
+  // It would load, as a default and a rule.
+  expect_refused({"-o", cwd_ / "out.policy", "--default", "errno EPERM\nallow ptrace"},
+                 "control character");
+  EXPECT_FALSE(std::filesystem::exists(cwd_ / "out.policy"));
+}
+
+// The learning run allows every syscall: a policy given for it was silently not applied.
+TEST_P(PolicyLearnRefuses, APolicyForTheLearningRun) {
+  expect_refused({"-o", cwd_ / "out.policy", "--policy", "python"}, "--policy");
+  expect_refused({"-o", cwd_ / "out.policy", "--policy=default"}, "--policy");
+  write_file(cwd_ / "profile.toml", "policy = \"minimal\"\n");
+  expect_refused({"-o", cwd_ / "out.policy", "--profile", cwd_ / "profile.toml"}, "--policy");
+}
+
+// Under gVisor no syscall reaches jail's supervisor; the run learned nothing.
+TEST_P(PolicyLearnRefuses, TheRunscRuntime) {
+  expect_refused({"-o", cwd_ / "out.policy", "--runtime", "runsc"}, "--runtime runsc");
+}
+
+// As for `jail`: a caller reading the status file learns why nothing ran.
+TEST_P(PolicyLearnRefuses, WithAStatusForACallerThatAskedForOne) {
+  const std::string status = cwd_ / "status.json";
+  expect_refused({"--status-file", status, "-o", cwd_ / "out.policy", "--policy", "python"},
+                 "--policy");
+  const auto json = nlohmann::json::parse(read_file(status).value_or("{}"));
+  EXPECT_EQ(json["outcome"], "setup_error") << json.dump();
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnRefuses);
+
+class PolicyLearnRun : public CallerTest {};
+
+// These were accepted and ignored.
+TEST_P(PolicyLearnRun, ReportsAndLogsAsForJail) {
+  const std::string status = cwd_ / "status.json";
+  const std::string audit = cwd_ / "audit.jsonl";
+  const std::string log = cwd_ / "jail.log";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "-o", cwd_ / "out.policy", "--status-file",
+                         status, "--audit-log", audit, "--log-file", log, "--log-format", "json",
+                         "-v", "--trace-timing", "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(learn.exit_code, 3) << describe(learn);
+  EXPECT_NE(learn.err.find("jail: timing"), std::string::npos) << describe(learn);
+  const auto json = nlohmann::json::parse(read_file(status).value_or("{}"));
+  EXPECT_EQ(json["outcome"], "exited") << json.dump();
+  EXPECT_EQ(json["exit_code"], 3) << json.dump();
+  const auto record = nlohmann::json::parse(read_file(audit).value_or("{}"));
+  EXPECT_EQ(record["policy"], "learn") << record.dump();
+  EXPECT_EQ(record["command"][0], "sh") << record.dump();
+  bool logged = false;
+  for (const auto& line : split_lines(read_file(log).value_or(""))) {
+    const auto message = nlohmann::json::parse(line);  // one JSON object a line, or it throws
+    logged = logged || message.dump().find("exited with 3") != std::string::npos;
+  }
+  EXPECT_TRUE(logged) << read_file(log).value_or("");
+  EXPECT_TRUE(read_file(cwd_ / "out.policy").has_value());
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnRun);
+
+TEST(PolicyLearnHelp, LearnHasHelpAndPolicyHelpNamesIt) {
+  RunResult help = run_jail({"policy", "learn", "-h"});
+  EXPECT_EQ(help.exit_code, 0) << describe(help);
+  EXPECT_TRUE(help.out.starts_with("Usage: jail policy learn -o OUT.policy")) << describe(help);
+  EXPECT_NE(help.out.find("--default ACTION"), std::string::npos) << describe(help);
+  RunResult policy = run_jail({"policy", "--help"});
+  EXPECT_EQ(policy.exit_code, 0) << describe(policy);
+  EXPECT_NE(policy.out.find("jail policy learn -o OUT.policy"), std::string::npos)
+      << describe(policy);
+}
+
+}  // namespace
+}  // namespace jail_test
