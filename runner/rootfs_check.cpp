@@ -229,7 +229,12 @@ int rootfs_check_command(int argc, char** argv) {
 
   std::vector<rootfs::LookedUp> looked_up;
   const Lookups lookups = result.lookups.value_or(Lookups{});
-  for (const auto& lookup : lookups.paths) looked_up.push_back({lookup.path, lookup.syscall});
+  for (const auto& lookup : lookups.paths) {
+    looked_up.push_back({lookup.path, lookup.syscall,
+                         lookup.final_link == FinalLink::followed
+                             ? rootfs::FinalLink::followed
+                             : rootfs::FinalLink::not_followed});
+  }
   // jail's own start of the tool runs before the supervisor listens, so it is not recorded:
   // the places it tried are the command's path, or its name in each PATH entry.
   if (command_missing) {

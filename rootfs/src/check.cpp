@@ -24,16 +24,11 @@ namespace fs = std::filesystem;
 
 enum class Presence { present, absent };
 
-// The calls that act on a symlink itself rather than on what it points to.
-bool keeps_final_link(const std::string& syscall) {
-  return syscall == "lstat" || syscall == "readlink" || syscall == "readlinkat";
-}
-
 // As the tool inside the root would find it: RESOLVE_IN_ROOT makes '/' and '..' and absolute
 // symlinks stop at `root`, as they did for the tool after pivot_root.
 Presence in_root(int root, const LookedUp& lookup) {
   open_how how{};
-  how.flags = O_PATH | O_CLOEXEC | (keeps_final_link(lookup.syscall) ? O_NOFOLLOW : 0);
+  how.flags = O_PATH | O_CLOEXEC | (lookup.final_link == FinalLink::not_followed ? O_NOFOLLOW : 0);
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
   const long fd = ::syscall(SYS_openat2, root, lookup.path.c_str(), &how, sizeof how);
   if (fd >= 0) {
@@ -143,8 +138,12 @@ CheckReport check_lookups(const fs::path& root, const std::vector<LookedUp>& loo
       continue;
     }
     std::error_code error;
-    const fs::path host = keeps_final_link(lookup.syscall) ? fs::path(lookup.path)
-                                                           : fs::canonical(lookup.path, error);
+    // The file to add: the link itself when the lookup stopped there (in a directory named with
+    // its symlinks resolved, as everything here is), else what the path resolves to.
+    const fs::path host = lookup.final_link == FinalLink::not_followed
+                              ? fs::canonical(fs::path(lookup.path).parent_path(), error) /
+                                    fs::path(lookup.path).filename()
+                              : fs::canonical(lookup.path, error);
     struct stat info {};
     if (!error && ::lstat(host.c_str(), &info) == 0) {
       missing[host].push_back(lookup);

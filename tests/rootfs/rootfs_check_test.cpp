@@ -102,6 +102,39 @@ TEST_P(RootfsCheck, ALibraryAnExtensionModuleLoadsIsNamed) {
   EXPECT_NE(line, missing.recipe_lines.end()) << describe(r);
 }
 
+// glibc's lstat() is newfstatat(…, AT_SYMLINK_NOFOLLOW), `test -L` and `stat` use statx with
+// it, realpath-like code opens with O_PATH|O_NOFOLLOW: each looks at the link, not its target.
+TEST_P(RootfsCheck, ALookupThatStopsAtTheFinalLinkNeedsOnlyTheLink) {
+  const std::string probe = std::string(JAIL_ROOTFS_PROBE_DIR) + "/nofollow_lookups";
+  const std::string root = cwd_ / "root";
+  const RunResult built = jail_test::run_jail({"rootfs", "build", root, "--binary", probe});
+  ASSERT_EQ(built.exit_code, 0) << describe(built);
+  // The same links on the host and in the root, to a file only the host has.
+  const std::string target = cwd_ / "target";
+  const std::string links = cwd_ / "links";
+  jail_test::write_file(target, "on the host only\n");
+  fs::create_directories(links);
+  fs::create_directories(root + links);
+  const std::vector<std::string> names = {
+      "lstat",      "newfstatat",      "statx", "faccessat2",     "readlink",
+      "readlinkat", "execveat",        "open",  "openat",         "openat-excl",
+      "openat2",    "openat2-resolve", "stat",  "lstat-then-stat"};
+  for (const auto& name : names) {
+    fs::create_symlink(target, links + "/" + name);
+    fs::create_symlink(target, root + links + "/" + name);
+  }
+  const RunResult r = run({"rootfs", "check", root, "--", probe, links});
+  EXPECT_TRUE(r.out.starts_with("done\n")) << describe(r);
+  // Only stat() went on to the target, also where lstat() had looked at the same link first;
+  // every other lookup found its link in the root.
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(missing_section(r.out).paths, std::vector<std::string>{target}) << describe(r);
+  EXPECT_NE(r.out.find("  " + target + "  (stat " + links + "/stat, stat " + links +
+                       "/lstat-then-stat)\n"),
+            std::string::npos)
+      << describe(r);
+}
+
 TEST_P(RootfsCheck, TheCommandItselfMissingIsNamed) {
   const std::string root = build("shell");
   const RunResult r = run({"rootfs", "check", root, "--", "seq", "2"});
@@ -119,8 +152,9 @@ TEST_P(RootfsCheck, TheStatusJsonListsTheLookups) {
   EXPECT_NE(r.out.find("exited with 3"), std::string::npos) << describe(r);
   const auto text = jail_test::read_file(status);
   ASSERT_TRUE(text.has_value());
-  EXPECT_NE(text->find(R"({"path":"/etc/jail-check-absent","syscall":"openat"})"),
-            std::string::npos)
+  EXPECT_NE(
+      text->find(R"({"path":"/etc/jail-check-absent","syscall":"openat","final_link":"followed"})"),
+      std::string::npos)
       << *text;
 }
 

@@ -36,7 +36,7 @@ class LookupRecorder {
  private:
   std::vector<std::string> jail_mounts_;
   Lookups lookups_;
-  std::unordered_set<std::string> seen_;
+  std::unordered_set<std::string> seen_;  // the paths kept, each marked with its FinalLink
   std::size_t bytes_ = 0;
 };
 

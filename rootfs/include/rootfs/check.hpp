@@ -11,9 +11,14 @@
 
 namespace jail::rootfs {
 
+// Whether the lookup went on to what a symlink at the end of the path points to, or stopped at
+// the link (lstat, readlink, O_NOFOLLOW, AT_SYMLINK_NOFOLLOW): then it needs only the link.
+enum class FinalLink { followed, not_followed };
+
 struct LookedUp {
   std::string path;     // absolute, as the tool saw it inside the root
   std::string syscall;  // how: "openat", "execve", "lstat", …
+  FinalLink final_link = FinalLink::followed;
 };
 
 // One host file (or directory) the root lacks, with every path the tool used for it.
