@@ -98,7 +98,11 @@ std::size_t lookups_in(const std::vector<rootfs::MissingFile>& files) {
 
 std::string names_of(const rootfs::MissingFile& file) {
   std::vector<std::string> names;
-  for (const auto& name : file.looked_up_as) names.push_back(name.syscall + " " + name.path);
+  for (const auto& name : file.looked_up_as) {
+    names.push_back(name.syscall +
+                    (name.final_link == rootfs::FinalLink::not_followed ? " nofollow " : " ") +
+                    name.path);
+  }
   std::string text = fmt::format("({})", fmt::join(names, ", "));
   if (file.nested > 0) text += fmt::format(" and {} more missing paths below it", file.nested);
   return text;
