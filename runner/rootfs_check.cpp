@@ -26,7 +26,8 @@ constexpr const char* kUsage =
     "Usage: jail rootfs check OUT [--all] [OPTIONS] -- COMMAND [ARGS...]\n"
     "\n"
     "Run COMMAND in the root OUT (as jail --rootfs OUT would) with every path it looks up\n"
-    "(open, stat, access, readlink, exec) recorded, then report the paths OUT lacks:\n"
+    "(open, stat, access, readlink, exec; and the interpreter or ELF loader of each file it\n"
+    "runs, which the kernel looks up itself) recorded, then report the paths OUT lacks:\n"
     "those the host has (what the recipe probably forgot, with the recipe line that adds\n"
     "each) and, with --all, those absent on the host too (ordinary probing).\n"
     "OPTIONS are jail's run options (see jail --help), except --rootfs.\n"
@@ -248,6 +249,8 @@ int rootfs_check_command(int argc, char** argv) {
   for (const auto& mount : run.spec.mounts) mounts.push_back(mount.target);
   rootfs::CheckReport report;
   try {
+    const auto interpreters = rootfs::interpreter_lookups(out, looked_up);
+    looked_up.insert(looked_up.end(), interpreters.begin(), interpreters.end());
     report = rootfs::check_lookups(out, looked_up, mounts);
   } catch (const std::exception& error) {
     spdlog::error("rootfs check: {}", error.what());

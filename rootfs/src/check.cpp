@@ -176,7 +176,66 @@ bool holds(const MissingFile& dir, const std::vector<LookedUp>& lookups) {
   });
 }
 
+// The interpreter the kernel looks up when it runs `path` in the root: the one a #! line names,
+// or an ELF file's loader (PT_INTERP).
+std::optional<std::string> interpreter_in_root(int root, const std::string& path) {
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  const Fd found(static_cast<int>(::syscall(SYS_openat2, root, path.c_str(), &how, sizeof how)));
+  struct stat info {};
+  // Only a regular file is opened for reading: a FIFO or device must not block or be disturbed.
+  if (found.get() < 0 || ::fstat(found.get(), &info) != 0 || !S_ISREG(info.st_mode))
+    return std::nullopt;
+  const Fd file(::open(("/proc/self/fd/" + std::to_string(found.get())).c_str(),
+                       O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (file.get() < 0) return std::nullopt;
+  // The kernel reads the #! line from the first 256 bytes (BINPRM_BUF_SIZE).
+  std::array<char, 256> head{};
+  const ssize_t got = ::pread(file.get(), head.data(), head.size(), 0);
+  if (got >= 2 && head[0] == '#' && head[1] == '!') {
+    std::string line(head.data() + 2, static_cast<std::size_t>(got) - 2);
+    line = line.substr(0, line.find('\n'));
+    const auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos) return std::nullopt;
+    std::string interpreter = line.substr(start, line.find_first_of(" \t", start) - start);
+    if (interpreter.front() != '/') return std::nullopt;
+    return interpreter;
+  }
+  try {
+    const auto elf = read_elf(file.get(), path);
+    if (elf && !elf->interpreter.empty()) return elf->interpreter;
+  } catch (const std::exception&) {
+    // not an object this machine runs: execve fails with ENOEXEC, not for a missing file
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::vector<LookedUp> interpreter_lookups(const fs::path& root,
+                                          const std::vector<LookedUp>& lookups) {
+  const Fd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (root_fd.get() < 0)
+    throw std::runtime_error(
+        fmt::format("cannot open {}: {}", root.string(), std::strerror(errno)));
+  std::vector<LookedUp> found;
+  std::vector<std::string> done;
+  const auto follow = [&](const LookedUp& run) {
+    if (run.final_link != FinalLink::followed) return;
+    if (std::find(done.begin(), done.end(), run.path) != done.end()) return;
+    done.push_back(run.path);
+    if (auto interpreter = interpreter_in_root(root_fd.get(), run.path))
+      found.push_back(LookedUp{*std::move(interpreter), kInterpreter});
+  };
+  for (const auto& lookup : lookups) {
+    if (lookup.syscall == "execve" || lookup.syscall == "execveat") follow(lookup);
+  }
+  // An interpreter may be a script itself, and is an ELF file with a loader of its own; each
+  // path is read once, so this ends.
+  for (std::size_t i = 0; i < found.size(); ++i) follow(LookedUp(found[i]));
+  return found;
+}
 
 std::optional<std::string> why_not_a_root(const fs::path& root) {
   std::error_code error;

@@ -193,6 +193,30 @@ TEST_P(RootfsCheck, ARootRebuiltWithTheSuggestedLinesLacksNothing) {
       << describe(r) << recipe;
 }
 
+// The kernel looks a script's interpreter up itself, unseen by the trace: a root without it fails
+// the tool's execve with ENOENT (the shell says "not found", exit 127), and check names it
+// rather than reporting nothing missing.
+TEST_P(RootfsCheck, TheInterpreterOfAScriptTheToolRunsIsNamed) {
+  const std::string root = build("shell");
+  const std::string interpreter = cwd_ / "interpreter";
+  fs::copy_file("/usr/bin/dash", interpreter);
+  fs::create_directories(root + "/usr/local/bin");
+  jail_test::write_file(root + "/usr/local/bin/greet", "#!" + interpreter + "\necho greeted\n",
+                        0755);
+  const std::vector<std::vector<std::string>> commands = {{"sh", "-c", "greet"},
+                                                          {"/usr/local/bin/greet"}};
+  for (const auto& command : commands) {
+    const RunResult r = run(jail_test::concat({{"rootfs", "check", root, "--"}, command}));
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    const MissingSection missing = missing_section(r.out);
+    EXPECT_EQ(missing.paths, std::vector<std::string>{interpreter}) << describe(r);
+    EXPECT_EQ(missing.recipe_lines,
+              std::vector<std::string>{"binaries = [\"" + interpreter + "\"]"})
+        << describe(r);
+    EXPECT_NE(r.out.find("(interpreter " + interpreter + ")"), std::string::npos) << describe(r);
+  }
+}
+
 TEST_P(RootfsCheck, TheCommandItselfMissingIsNamed) {
   const std::string root = build("shell");
   const RunResult r = run({"rootfs", "check", root, "--", "seq", "2"});

@@ -45,7 +45,8 @@ struct SyscallUse {
 // with O_NOFOLLOW): a lookup that stops there needs only the link, not its target.
 enum class FinalLink { followed, not_followed };
 
-// A path is listed once for each way it was looked up: once followed, once not.
+// A path is listed once for each way it was looked up: followed, not followed, and run (execve,
+// execveat).
 struct FileLookup {
   std::string path;
   std::string syscall;  // the first call that looked it up: "openat", "execve", "newfstatat", …

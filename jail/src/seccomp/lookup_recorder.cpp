@@ -135,8 +135,11 @@ void LookupRecorder::record(const seccomp_notif& request, int listener) {
     }
   }
   // Keyed by the path and how its final link was taken: lstat then stat of one symlink needs
-  // the link and then its target too.
-  std::string key = (link == FinalLink::followed ? "f" : "n") + normal;
+  // the link and then its target too. An execve is kept apart from other lookups of its path
+  // (a shell stats each PATH entry first): what the kernel looks up itself to run the file, its
+  // interpreter, is found from it (jail rootfs check).
+  const bool runs = call->number == SYS_execve || call->number == SYS_execveat;
+  std::string key = (runs ? "x" : link == FinalLink::followed ? "f" : "n") + normal;
   if (seen_.contains(key)) return;
   if (lookups_.paths.size() >= kMaxPaths || bytes_ + normal.size() > kMaxPathBytes) {
     ++lookups_.beyond_limit;

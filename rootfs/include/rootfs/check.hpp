@@ -45,6 +45,16 @@ struct CheckReport {
 // points for /proc, /dev, /tmp); nullopt when it can.
 [[nodiscard]] std::optional<std::string> why_not_a_root(const std::filesystem::path& root);
 
+// LookedUp::syscall of what interpreter_lookups finds.
+inline constexpr const char* kInterpreter = "interpreter";
+
+// What the kernel looked up itself when the tool ran the files `lookups` executed (execve,
+// execveat) in `root`: the interpreter a #! line names and an ELF file's loader, and theirs in
+// turn. They are no system calls of the tool, so the trace never sees them, yet a root without
+// them fails the execve with ENOENT (a shell says "not found").
+[[nodiscard]] std::vector<LookedUp> interpreter_lookups(const std::filesystem::path& root,
+                                                        const std::vector<LookedUp>& lookups);
+
 // Looks each path up inside `root` (symlinks resolved inside it, never out of it) and on the
 // host. `jail_mounts` are the mount targets the jail adds over the root besides /proc, /dev and
 // /tmp; paths below them are not the root's business.
