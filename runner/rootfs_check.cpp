@@ -26,7 +26,8 @@ constexpr const char* kUsage =
     "Usage: jail rootfs check OUT [--all] [OPTIONS] -- COMMAND [ARGS...]\n"
     "\n"
     "Run COMMAND in the root OUT (as jail --rootfs OUT would) with every path it looks up\n"
-    "(open, stat, access, readlink, exec) recorded, then report the paths OUT lacks:\n"
+    "(open, stat, access, readlink, exec; and the interpreter or ELF loader of each file it\n"
+    "runs, which the kernel looks up itself) recorded, then report the paths OUT lacks:\n"
     "those the host has (what the recipe probably forgot, with the recipe line that adds\n"
     "each) and, with --all, those absent on the host too (ordinary probing).\n"
     "OPTIONS are jail's run options (see jail --help), except --rootfs.\n"
@@ -98,7 +99,11 @@ std::size_t lookups_in(const std::vector<rootfs::MissingFile>& files) {
 
 std::string names_of(const rootfs::MissingFile& file) {
   std::vector<std::string> names;
-  for (const auto& name : file.looked_up_as) names.push_back(name.syscall + " " + name.path);
+  for (const auto& name : file.looked_up_as) {
+    names.push_back(name.syscall +
+                    (name.final_link == rootfs::FinalLink::not_followed ? " nofollow " : " ") +
+                    name.path);
+  }
   std::string text = fmt::format("({})", fmt::join(names, ", "));
   if (file.nested > 0) text += fmt::format(" and {} more missing paths below it", file.nested);
   return text;
@@ -229,7 +234,12 @@ int rootfs_check_command(int argc, char** argv) {
 
   std::vector<rootfs::LookedUp> looked_up;
   const Lookups lookups = result.lookups.value_or(Lookups{});
-  for (const auto& lookup : lookups.paths) looked_up.push_back({lookup.path, lookup.syscall});
+  for (const auto& lookup : lookups.paths) {
+    looked_up.push_back({lookup.path, lookup.syscall,
+                         lookup.final_link == FinalLink::followed
+                             ? rootfs::FinalLink::followed
+                             : rootfs::FinalLink::not_followed});
+  }
   // jail's own start of the tool runs before the supervisor listens, so it is not recorded:
   // the places it tried are the command's path, or its name in each PATH entry.
   if (command_missing) {
@@ -239,6 +249,8 @@ int rootfs_check_command(int argc, char** argv) {
   for (const auto& mount : run.spec.mounts) mounts.push_back(mount.target);
   rootfs::CheckReport report;
   try {
+    const auto interpreters = rootfs::interpreter_lookups(out, looked_up);
+    looked_up.insert(looked_up.end(), interpreters.begin(), interpreters.end());
     report = rootfs::check_lookups(out, looked_up, mounts);
   } catch (const std::exception& error) {
     spdlog::error("rootfs check: {}", error.what());

@@ -44,7 +44,10 @@ nlohmann::ordered_json lookups_json(const std::optional<Lookups>& lookups) {
   if (!lookups) return nullptr;
   nlohmann::ordered_json paths = nlohmann::ordered_json::array();
   for (const auto& lookup : lookups->paths) {
-    paths.push_back({{"path", lookup.path}, {"syscall", lookup.syscall}});
+    paths.push_back(
+        {{"path", lookup.path},
+         {"syscall", lookup.syscall},
+         {"final_link", lookup.final_link == FinalLink::followed ? "followed" : "not_followed"}});
   }
   return {{"paths", paths},
           {"beyond_limit", lookups->beyond_limit},

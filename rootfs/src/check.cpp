@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -24,16 +25,26 @@ namespace fs = std::filesystem;
 
 enum class Presence { present, absent };
 
-// The calls that act on a symlink itself rather than on what it points to.
-bool keeps_final_link(const std::string& syscall) {
-  return syscall == "lstat" || syscall == "readlink" || syscall == "readlinkat";
-}
+// Owns a descriptor (rootfs has none of libjail's helpers).
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
 
 // As the tool inside the root would find it: RESOLVE_IN_ROOT makes '/' and '..' and absolute
 // symlinks stop at `root`, as they did for the tool after pivot_root.
 Presence in_root(int root, const LookedUp& lookup) {
   open_how how{};
-  how.flags = O_PATH | O_CLOEXEC | (keeps_final_link(lookup.syscall) ? O_NOFOLLOW : 0);
+  how.flags = O_PATH | O_CLOEXEC | (lookup.final_link == FinalLink::not_followed ? O_NOFOLLOW : 0);
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
   const long fd = ::syscall(SYS_openat2, root, lookup.path.c_str(), &how, sizeof how);
   if (fd >= 0) {
@@ -43,6 +54,24 @@ Presence in_root(int root, const LookedUp& lookup) {
   // Only "not there" counts; EACCES, ELOOP and the like are the tool's problem with a file
   // the root does have.
   return errno == ENOENT || errno == ENOTDIR ? Presence::absent : Presence::present;
+}
+
+// Where `path` leads in the root: its directory resolved there as the tool's lookup resolved it,
+// then its last component; `path` itself when that directory is not in the root. /bin/seq and
+// /usr/bin/seq lead to one place in a root with /bin -> usr/bin.
+std::string place_in_root(int root, const std::string& root_path, const std::string& path) {
+  open_how how{};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  const fs::path name(path);
+  const long fd = ::syscall(SYS_openat2, root, name.parent_path().c_str(), &how, sizeof how);
+  if (fd < 0) return path;
+  std::error_code error;
+  const fs::path dir = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), error);
+  ::close(static_cast<int>(fd));
+  const std::string text = dir.string();
+  if (error || !text.starts_with(root_path)) return path;
+  return (fs::path("/" + text.substr(root_path.size())) / name.filename()).lexically_normal();
 }
 
 bool below(const std::string& path, const std::string& dir) {
@@ -81,9 +110,45 @@ bool is_library_name(const std::string& name) {
   return name.starts_with("lib") && name.find(".so") != std::string::npos;
 }
 
-std::string recipe_line(const fs::path& host, const std::vector<LookedUp>& names) {
+// A TOML basic string: a path may hold any byte but NUL.
+std::string toml_string(const std::string& text) {
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      quoted += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + '"';
+}
+
+std::string toml_list(const std::string& key, const std::vector<std::string>& values) {
+  std::vector<std::string> quoted;
+  for (const auto& value : values) quoted.push_back(toml_string(value));
+  return fmt::format("{} = [{}]", key, fmt::join(quoted, ", "));
+}
+
+// The recipe entry names the paths the tool used, not `host` with its symlinks resolved: the
+// builder adds a symlink together with what it points to, while a root with only the target
+// still fails the tool's lookup of /etc/os-release (-> ../usr/lib/os-release) or of
+// /usr/share/zoneinfo/UTC (-> Etc/UTC).
+// `place` says where a path leads in the root: of the paths that lead to one place, the first
+// is enough.
+std::string recipe_line(const fs::path& host, const std::vector<LookedUp>& lookups,
+                        const std::function<std::string(const std::string&)>& place) {
+  std::vector<std::string> names, places;
+  for (const auto& lookup : lookups) {
+    std::string where = place(lookup.path);
+    if (std::find(places.begin(), places.end(), where) != places.end()) continue;
+    places.push_back(std::move(where));
+    names.push_back(lookup.path);
+  }
   std::error_code error;
-  if (fs::is_directory(host, error)) return fmt::format("trees = [\"{}\"]", host.string());
+  if (fs::is_directory(host, error)) return toml_list("trees", names);
   std::optional<ElfInfo> elf;
   // Only a regular file is opened: the path came from the tool, and a FIFO or device it named
   // must not block or disturb the check.
@@ -93,16 +158,84 @@ std::string recipe_line(const fs::path& host, const std::vector<LookedUp>& names
     // an ELF file of another kind: copied as a plain file
   }
   if (elf) {
+    // By soname, as the loader asks for it: the builder finds it as the loader does.
     for (const auto& name : names) {
-      const std::string base = fs::path(name.path).filename().string();
-      if (is_library_name(base)) return fmt::format("libraries = [\"{}\"]", base);
+      const std::string base = fs::path(name).filename().string();
+      if (is_library_name(base)) return toml_list("libraries", {base});
     }
-    if (::access(host.c_str(), X_OK) == 0) return fmt::format("binaries = [\"{}\"]", host.string());
+    if (::access(host.c_str(), X_OK) == 0) return toml_list("binaries", names);
   }
-  return fmt::format("files = [\"{}\"]", host.string());
+  return toml_list("files", names);
+}
+
+// Whether the tree entry `dir` suggests holds every path the tool used for `lookups`.
+bool holds(const MissingFile& dir, const std::vector<LookedUp>& lookups) {
+  return std::all_of(lookups.begin(), lookups.end(), [&](const LookedUp& lookup) {
+    return std::any_of(dir.looked_up_as.begin(), dir.looked_up_as.end(),
+                       [&](const LookedUp& name) { return below(lookup.path, name.path); });
+  });
+}
+
+// The interpreter the kernel looks up when it runs `path` in the root: the one a #! line names,
+// or an ELF file's loader (PT_INTERP).
+std::optional<std::string> interpreter_in_root(int root, const std::string& path) {
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  const Fd found(static_cast<int>(::syscall(SYS_openat2, root, path.c_str(), &how, sizeof how)));
+  struct stat info {};
+  // Only a regular file is opened for reading: a FIFO or device must not block or be disturbed.
+  if (found.get() < 0 || ::fstat(found.get(), &info) != 0 || !S_ISREG(info.st_mode))
+    return std::nullopt;
+  const Fd file(::open(("/proc/self/fd/" + std::to_string(found.get())).c_str(),
+                       O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (file.get() < 0) return std::nullopt;
+  // The kernel reads the #! line from the first 256 bytes (BINPRM_BUF_SIZE).
+  std::array<char, 256> head{};
+  const ssize_t got = ::pread(file.get(), head.data(), head.size(), 0);
+  if (got >= 2 && head[0] == '#' && head[1] == '!') {
+    std::string line(head.data() + 2, static_cast<std::size_t>(got) - 2);
+    line = line.substr(0, line.find('\n'));
+    const auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos) return std::nullopt;
+    std::string interpreter = line.substr(start, line.find_first_of(" \t", start) - start);
+    if (interpreter.front() != '/') return std::nullopt;
+    return interpreter;
+  }
+  try {
+    const auto elf = read_elf(file.get(), path);
+    if (elf && !elf->interpreter.empty()) return elf->interpreter;
+  } catch (const std::exception&) {
+    // not an object this machine runs: execve fails with ENOEXEC, not for a missing file
+  }
+  return std::nullopt;
 }
 
 }  // namespace
+
+std::vector<LookedUp> interpreter_lookups(const fs::path& root,
+                                          const std::vector<LookedUp>& lookups) {
+  const Fd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (root_fd.get() < 0)
+    throw std::runtime_error(
+        fmt::format("cannot open {}: {}", root.string(), std::strerror(errno)));
+  std::vector<LookedUp> found;
+  std::vector<std::string> done;
+  const auto follow = [&](const LookedUp& run) {
+    if (run.final_link != FinalLink::followed) return;
+    if (std::find(done.begin(), done.end(), run.path) != done.end()) return;
+    done.push_back(run.path);
+    if (auto interpreter = interpreter_in_root(root_fd.get(), run.path))
+      found.push_back(LookedUp{*std::move(interpreter), kInterpreter});
+  };
+  for (const auto& lookup : lookups) {
+    if (lookup.syscall == "execve" || lookup.syscall == "execveat") follow(lookup);
+  }
+  // An interpreter may be a script itself, and is an ELF file with a loader of its own; each
+  // path is read once, so this ends.
+  for (std::size_t i = 0; i < found.size(); ++i) follow(LookedUp(found[i]));
+  return found;
+}
 
 std::optional<std::string> why_not_a_root(const fs::path& root) {
   std::error_code error;
@@ -124,14 +257,18 @@ std::optional<std::string> why_not_a_root(const fs::path& root) {
 CheckReport check_lookups(const fs::path& root, const std::vector<LookedUp>& lookups,
                           const std::vector<std::string>& jail_mounts) {
   CheckReport report;
-  const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const Fd root_owner(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const int root_fd = root_owner.get();
   if (root_fd < 0)
     throw std::runtime_error(
         fmt::format("cannot open {}: {}", root.string(), std::strerror(errno)));
+  std::error_code canonical_error;
+  const std::string root_path = fs::canonical(root, canonical_error).string();
   std::vector<std::string> provided = {"/proc", "/dev", "/tmp"};
   provided.insert(provided.end(), jail_mounts.begin(), jail_mounts.end());
 
-  std::map<fs::path, std::vector<LookedUp>> missing;  // by host path
+  std::vector<std::pair<fs::path, LookedUp>> absent;  // on the host, not in the root
+  std::map<std::string, fs::path> followed_to;        // lookup path → host path, when followed
   for (const LookedUp& lookup : lookups) {
     if (std::any_of(provided.begin(), provided.end(),
                     [&](const auto& dir) { return below(lookup.path, dir); })) {
@@ -143,29 +280,48 @@ CheckReport check_lookups(const fs::path& root, const std::vector<LookedUp>& loo
       continue;
     }
     std::error_code error;
-    const fs::path host = keeps_final_link(lookup.syscall) ? fs::path(lookup.path)
-                                                           : fs::canonical(lookup.path, error);
+    // The file to add: the link itself when the lookup stopped there (in a directory named with
+    // its symlinks resolved, as everything here is), else what the path resolves to.
+    const fs::path host = lookup.final_link == FinalLink::not_followed
+                              ? fs::canonical(fs::path(lookup.path).parent_path(), error) /
+                                    fs::path(lookup.path).filename()
+                              : fs::canonical(lookup.path, error);
     struct stat info {};
     if (!error && ::lstat(host.c_str(), &info) == 0) {
-      missing[host].push_back(lookup);
+      if (lookup.final_link == FinalLink::followed) followed_to.emplace(lookup.path, host);
+      absent.emplace_back(host, lookup);
     } else {
       report.probing.push_back(lookup);
     }
   }
-  ::close(root_fd);
-
-  // A missing directory stands for everything below it that is missing too.
-  for (auto it = missing.begin(); it != missing.end(); ++it) {
-    MissingFile file{it->first, it->second, recipe_line(it->first, it->second), 0,
-                     optional_because(it->first, it->second)};
-    auto next = std::next(it);
-    while (next != missing.end() && below(next->first.string(), it->first.string())) {
-      ++file.nested;
-      ++next;
-    }
-    it = std::prev(next);
-    (file.optional_because.empty() ? report.missing : report.optional).push_back(std::move(file));
+  // A link the tool looked at (ls: statx without following) and then through goes with what it
+  // points to: the entry for that adds the link too.
+  std::map<fs::path, std::vector<LookedUp>> missing;  // by host path
+  for (auto& [host, lookup] : absent) {
+    const auto target = followed_to.find(lookup.path);
+    missing[target == followed_to.end() ? host : target->second].push_back(std::move(lookup));
   }
+
+  // A missing directory stands for everything below it that is missing too, when the tree it
+  // suggests holds the paths the tool used for them (not so for a path into the same directory
+  // through another symlink: that one gets its own entry).
+  std::vector<MissingFile> files;
+  for (const auto& [host, names] : missing) {
+    const auto dir = std::find_if(files.begin(), files.end(), [&](const MissingFile& file) {
+      return below(host.string(), file.host_path.string()) && holds(file, names);
+    });
+    if (dir != files.end()) {
+      ++dir->nested;
+      continue;
+    }
+    const auto place = [&](const std::string& path) {
+      return place_in_root(root_fd, root_path, path);
+    };
+    files.push_back(MissingFile{host, names, recipe_line(host, names, place), 0,
+                                optional_because(host, names)});
+  }
+  for (auto& file : files)
+    (file.optional_because.empty() ? report.missing : report.optional).push_back(std::move(file));
   std::sort(report.probing.begin(), report.probing.end(),
             [](const LookedUp& a, const LookedUp& b) { return a.path < b.path; });
   return report;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ MissingSection missing_section(const std::string& report) {
     }
   }
   return section;
+}
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string text;
+  for (const auto& part : parts) text += (text.empty() ? "" : separator) + part;
+  return text;
 }
 
 class RootfsCheck : public jail_test::CallerTest {
@@ -102,6 +109,114 @@ TEST_P(RootfsCheck, ALibraryAnExtensionModuleLoadsIsNamed) {
   EXPECT_NE(line, missing.recipe_lines.end()) << describe(r);
 }
 
+// glibc's lstat() is newfstatat(…, AT_SYMLINK_NOFOLLOW), `test -L` and `stat` use statx with
+// it, realpath-like code opens with O_PATH|O_NOFOLLOW: each looks at the link, not its target.
+TEST_P(RootfsCheck, ALookupThatStopsAtTheFinalLinkNeedsOnlyTheLink) {
+  const std::string probe = std::string(JAIL_ROOTFS_PROBE_DIR) + "/nofollow_lookups";
+  const std::string root = cwd_ / "root";
+  const RunResult built = jail_test::run_jail({"rootfs", "build", root, "--binary", probe});
+  ASSERT_EQ(built.exit_code, 0) << describe(built);
+  // The same links on the host and in the root, to a file only the host has.
+  const std::string target = cwd_ / "target";
+  const std::string links = cwd_ / "links";
+  jail_test::write_file(target, "on the host only\n");
+  fs::create_directories(links);
+  fs::create_directories(root + links);
+  const std::vector<std::string> names = {
+      "lstat",      "newfstatat",      "statx", "faccessat2",     "readlink",
+      "readlinkat", "execveat",        "open",  "openat",         "openat-excl",
+      "openat2",    "openat2-resolve", "stat",  "lstat-then-stat"};
+  for (const auto& name : names) {
+    fs::create_symlink(target, links + "/" + name);
+    fs::create_symlink(target, root + links + "/" + name);
+  }
+  const RunResult r = run({"rootfs", "check", root, "--", probe, links});
+  EXPECT_TRUE(r.out.starts_with("done\n")) << describe(r);
+  // Only stat() went on to the target, also where lstat() had looked at the same link first;
+  // every other lookup found its link in the root.
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(missing_section(r.out).paths, std::vector<std::string>{target}) << describe(r);
+  EXPECT_NE(r.out.find("  " + target + "  (stat " + links + "/stat, stat " + links +
+                       "/lstat-then-stat)\n"),
+            std::string::npos)
+      << describe(r);
+}
+
+// The lines check suggests are what the next build needs: with them added, the same command
+// finds everything. Here through symlinks, as on the host: a file link (/etc/os-release ->
+// ../usr/lib/os-release), a link inside a directory (/usr/share/zoneinfo/UTC -> Etc/UTC) and a
+// link to a directory the tool reads from.
+TEST_P(RootfsCheck, ARootRebuiltWithTheSuggestedLinesLacksNothing) {
+  const std::string host = cwd_ / "host";
+  fs::create_directories(host + "/lib");
+  fs::create_directories(host + "/zoneinfo/Etc");
+  fs::create_directories(host + "/share/tree");
+  jail_test::write_file(host + "/lib/os-release", "ID=jail\n");
+  fs::create_symlink("host/lib/os-release", cwd_ / "os-release");
+  jail_test::write_file(host + "/zoneinfo/Etc/UTC", "TZif\n");
+  fs::create_symlink("Etc/UTC", host + "/zoneinfo/UTC");
+  jail_test::write_file(host + "/share/tree/a", "a\n");
+  jail_test::write_file(host + "/share/tree/b", "b\n");
+  fs::create_symlink(host + "/share/tree", host + "/tree");
+  const std::vector<std::string> command = {
+      "sh", "-c",
+      "ls " + host + "/tree >/dev/null; cat " + (cwd_ / "os-release") + " " + host +
+          "/zoneinfo/UTC " + host + "/tree/a " + host + "/tree/b"};
+
+  const std::string first = build("shell");
+  RunResult r = run(jail_test::concat({{"rootfs", "check", first, "--"}, command}));
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  const MissingSection missing = missing_section(r.out);
+  EXPECT_EQ(missing.paths.size(), 3u) << describe(r);
+  // The tree stands for both files the tool read from it.
+  EXPECT_NE(r.out.find("and 2 more missing paths below it"), std::string::npos) << describe(r);
+
+  // One TOML key may appear once: the lines' lists are joined by key, as a reader would.
+  std::map<std::string, std::vector<std::string>> by_key;
+  for (const auto& line : missing.recipe_lines) {
+    const auto equals = line.find(" = [");
+    ASSERT_NE(equals, std::string::npos) << line;
+    ASSERT_TRUE(line.ends_with("]")) << line;
+    by_key[line.substr(0, equals)].push_back(line.substr(equals + 4, line.size() - equals - 5));
+  }
+  std::string recipe;
+  for (const auto& [key, lists] : by_key) recipe += key + " = [" + joined(lists, ", ") + "]\n";
+  jail_test::write_file(cwd_ / "suggested.toml", recipe);
+  const std::string second = cwd_ / "root-rebuilt";
+  const RunResult built = jail_test::run_jail(
+      {"rootfs", "build", second, "--recipe", "shell", "--recipe", cwd_ / "suggested.toml"});
+  ASSERT_EQ(built.exit_code, 0) << describe(built) << recipe;
+  r = run(jail_test::concat({{"rootfs", "check", second, "--"}, command}));
+  EXPECT_EQ(r.exit_code, 0) << describe(r) << recipe;
+  EXPECT_TRUE(r.out.starts_with("ID=jail\nTZif\na\nb\n")) << describe(r);
+  EXPECT_NE(r.out.find("nothing it needs is missing from " + second), std::string::npos)
+      << describe(r) << recipe;
+}
+
+// The kernel looks a script's interpreter up itself, unseen by the trace: a root without it fails
+// the tool's execve with ENOENT (the shell says "not found", exit 127), and check names it
+// rather than reporting nothing missing.
+TEST_P(RootfsCheck, TheInterpreterOfAScriptTheToolRunsIsNamed) {
+  const std::string root = build("shell");
+  const std::string interpreter = cwd_ / "interpreter";
+  fs::copy_file("/usr/bin/dash", interpreter);
+  fs::create_directories(root + "/usr/local/bin");
+  jail_test::write_file(root + "/usr/local/bin/greet", "#!" + interpreter + "\necho greeted\n",
+                        0755);
+  const std::vector<std::vector<std::string>> commands = {{"sh", "-c", "greet"},
+                                                          {"/usr/local/bin/greet"}};
+  for (const auto& command : commands) {
+    const RunResult r = run(jail_test::concat({{"rootfs", "check", root, "--"}, command}));
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    const MissingSection missing = missing_section(r.out);
+    EXPECT_EQ(missing.paths, std::vector<std::string>{interpreter}) << describe(r);
+    EXPECT_EQ(missing.recipe_lines,
+              std::vector<std::string>{"binaries = [\"" + interpreter + "\"]"})
+        << describe(r);
+    EXPECT_NE(r.out.find("(interpreter " + interpreter + ")"), std::string::npos) << describe(r);
+  }
+}
+
 TEST_P(RootfsCheck, TheCommandItselfMissingIsNamed) {
   const std::string root = build("shell");
   const RunResult r = run({"rootfs", "check", root, "--", "seq", "2"});
@@ -119,8 +234,9 @@ TEST_P(RootfsCheck, TheStatusJsonListsTheLookups) {
   EXPECT_NE(r.out.find("exited with 3"), std::string::npos) << describe(r);
   const auto text = jail_test::read_file(status);
   ASSERT_TRUE(text.has_value());
-  EXPECT_NE(text->find(R"({"path":"/etc/jail-check-absent","syscall":"openat"})"),
-            std::string::npos)
+  EXPECT_NE(
+      text->find(R"({"path":"/etc/jail-check-absent","syscall":"openat","final_link":"followed"})"),
+      std::string::npos)
       << *text;
 }
 

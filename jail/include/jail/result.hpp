@@ -40,13 +40,21 @@ struct SyscallUse {
 // A path the tool looked up in its root, as seen with LookupTrace::record: absolute, as the jail
 // sees it (a relative path is joined to the tool's working directory or the directory fd it
 // named).
+// Whether a lookup went on to what a symlink at the end of the path points to (stat, open) or
+// stopped at the link itself (lstat, readlink; newfstatat or statx with AT_SYMLINK_NOFOLLOW, open
+// with O_NOFOLLOW): a lookup that stops there needs only the link, not its target.
+enum class FinalLink { followed, not_followed };
+
+// A path is listed once for each way it was looked up: followed, not followed, and run (execve,
+// execveat).
 struct FileLookup {
   std::string path;
   std::string syscall;  // the first call that looked it up: "openat", "execve", "newfstatat", …
+  FinalLink final_link = FinalLink::followed;
 };
 
 struct Lookups {
-  std::vector<FileLookup> paths;  // distinct paths, in the order first seen
+  std::vector<FileLookup> paths;  // distinct lookups, in the order first seen
   // Lookups not in `paths`: past the limit on distinct paths, or whose path could not be read
   // from the tool's memory (the tool had already moved on or was gone).
   std::uint64_t beyond_limit = 0;

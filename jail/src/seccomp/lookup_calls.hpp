@@ -8,6 +8,15 @@
 
 namespace jail {
 
+// Where a call says that it stops at a symlink at the end of the path (FinalLink).
+enum class NoFollow {
+  never,       // the final link is followed: stat, access, execve, chdir, …
+  always,      // lstat, readlink, readlinkat
+  at_flags,    // AT_SYMLINK_NOFOLLOW in flags_arg
+  open_flags,  // O_NOFOLLOW, or O_CREAT|O_EXCL, in flags_arg
+  open_how,    // the same in the struct open_how flags_arg points to, or RESOLVE_NO_SYMLINKS
+};
+
 struct LookupCall {
   int number;
   const char* name;
@@ -16,24 +25,28 @@ struct LookupCall {
   // An argument whose AT_EMPTY_PATH bit makes the call act on the fd itself (glibc's fstat is
   // newfstatat(fd, "", AT_EMPTY_PATH)); -1: none. Such calls are kept in the kernel.
   int empty_path_flags_arg;
+  NoFollow no_follow = NoFollow::never;
+  int flags_arg = -1;  // for NoFollow::at_flags, open_flags and open_how
 };
 
+// The kernel's faccessat takes no flags (glibc's faccessat(…, AT_SYMLINK_NOFOLLOW) is
+// faccessat2), and creat is O_CREAT|O_WRONLY|O_TRUNC: both follow the final link.
 inline constexpr std::array kLookupCalls = {
-    LookupCall{SYS_open, "open", -1, 0, -1},
+    LookupCall{SYS_open, "open", -1, 0, -1, NoFollow::open_flags, 1},
     LookupCall{SYS_creat, "creat", -1, 0, -1},
-    LookupCall{SYS_openat, "openat", 0, 1, -1},
-    LookupCall{SYS_openat2, "openat2", 0, 1, -1},
+    LookupCall{SYS_openat, "openat", 0, 1, -1, NoFollow::open_flags, 2},
+    LookupCall{SYS_openat2, "openat2", 0, 1, -1, NoFollow::open_how, 2},
     LookupCall{SYS_execve, "execve", -1, 0, -1},
-    LookupCall{SYS_execveat, "execveat", 0, 1, -1},
+    LookupCall{SYS_execveat, "execveat", 0, 1, -1, NoFollow::at_flags, 4},
     LookupCall{SYS_stat, "stat", -1, 0, -1},
-    LookupCall{SYS_lstat, "lstat", -1, 0, -1},
-    LookupCall{SYS_newfstatat, "newfstatat", 0, 1, 3},
-    LookupCall{SYS_statx, "statx", 0, 1, 2},
+    LookupCall{SYS_lstat, "lstat", -1, 0, -1, NoFollow::always},
+    LookupCall{SYS_newfstatat, "newfstatat", 0, 1, 3, NoFollow::at_flags, 3},
+    LookupCall{SYS_statx, "statx", 0, 1, 2, NoFollow::at_flags, 2},
     LookupCall{SYS_access, "access", -1, 0, -1},
     LookupCall{SYS_faccessat, "faccessat", 0, 1, -1},
-    LookupCall{SYS_faccessat2, "faccessat2", 0, 1, -1},
-    LookupCall{SYS_readlink, "readlink", -1, 0, -1},
-    LookupCall{SYS_readlinkat, "readlinkat", 0, 1, -1},
+    LookupCall{SYS_faccessat2, "faccessat2", 0, 1, -1, NoFollow::at_flags, 3},
+    LookupCall{SYS_readlink, "readlink", -1, 0, -1, NoFollow::always},
+    LookupCall{SYS_readlinkat, "readlinkat", 0, 1, -1, NoFollow::always},
     LookupCall{SYS_chdir, "chdir", -1, 0, -1},
     LookupCall{SYS_statfs, "statfs", -1, 0, -1},
 };

@@ -36,6 +36,7 @@ class LookupRecorder {
  private:
   std::vector<std::string> jail_mounts_;
   Lookups lookups_;
+  // The paths kept, each marked with its FinalLink, or as run (execve).
   std::unordered_set<std::string> seen_;
   std::size_t bytes_ = 0;
 };

@@ -11,9 +11,14 @@
 
 namespace jail::rootfs {
 
+// Whether the lookup went on to what a symlink at the end of the path points to, or stopped at
+// the link (lstat, readlink, O_NOFOLLOW, AT_SYMLINK_NOFOLLOW): then it needs only the link.
+enum class FinalLink { followed, not_followed };
+
 struct LookedUp {
   std::string path;     // absolute, as the tool saw it inside the root
   std::string syscall;  // how: "openat", "execve", "lstat", …
+  FinalLink final_link = FinalLink::followed;
 };
 
 // One host file (or directory) the root lacks, with every path the tool used for it.
@@ -39,6 +44,16 @@ struct CheckReport {
 // Why `root` cannot be used as a root for `jail --rootfs` (missing, not a directory, no mount
 // points for /proc, /dev, /tmp); nullopt when it can.
 [[nodiscard]] std::optional<std::string> why_not_a_root(const std::filesystem::path& root);
+
+// LookedUp::syscall of what interpreter_lookups finds.
+inline constexpr const char* kInterpreter = "interpreter";
+
+// What the kernel looked up itself when the tool ran the files `lookups` executed (execve,
+// execveat) in `root`: the interpreter a #! line names and an ELF file's loader, and theirs in
+// turn. They are no system calls of the tool, so the trace never sees them, yet a root without
+// them fails the execve with ENOENT (a shell says "not found").
+[[nodiscard]] std::vector<LookedUp> interpreter_lookups(const std::filesystem::path& root,
+                                                        const std::vector<LookedUp>& lookups);
 
 // Looks each path up inside `root` (symlinks resolved inside it, never out of it) and on the
 // host. `jail_mounts` are the mount targets the jail adds over the root besides /proc, /dev and

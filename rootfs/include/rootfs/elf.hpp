@@ -18,6 +18,9 @@ struct ElfInfo {
 
 // nullopt when the file is not an ELF object; throws std::runtime_error when it is one this
 // builder cannot read (truncated, another architecture), naming the file.
+// Reads the headers and strings the loader uses (a few KiB), never the whole file.
 [[nodiscard]] std::optional<ElfInfo> read_elf(const std::filesystem::path& file);
+// The same from an open file; `file` names it in errors.
+[[nodiscard]] std::optional<ElfInfo> read_elf(int fd, const std::filesystem::path& file);
 
 }  // namespace jail::rootfs
