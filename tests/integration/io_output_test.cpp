@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/proc_stat.hpp"
 #include "io_spawn.hpp"
 #include "run_jail.hpp"
 
@@ -207,21 +208,6 @@ TEST_P(IoOutput, OutputOfExactlyTheCapIsNotCut) {
   EXPECT_EQ(status.value("outcome", ""), "exited") << status.dump();
   EXPECT_EQ(status.value("output_truncated", true), false) << status.dump();
   EXPECT_TRUE(status["limit_hit"].is_null()) << status.dump();
-}
-
-// user + system CPU time of `pid` so far, in seconds; -1 when it cannot be read.
-double cpu_seconds(pid_t pid) {
-  const auto text = read_file("/proc/" + std::to_string(pid) + "/stat");
-  if (!text) return -1;
-  // Fields after the command name (which may hold spaces) start after the last ')'.
-  std::istringstream rest(text->substr(text->rfind(')') + 2));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 // A caller that stops reading (a full pipe) must make the relay wait, not spin.

@@ -24,6 +24,7 @@
 
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
+#include "library_support.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -31,13 +32,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-jail::Spec shell(const std::string& script) {
-  jail::Spec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.env = jail::default_environment();
-  spec.stdio = jail::Stdio::pipe;
-  return spec;
-}
+using jail_test::shell;
 
 bool write_all(int fd, const std::string& text) {
   std::size_t done = 0;

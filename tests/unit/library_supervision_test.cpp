@@ -22,21 +22,17 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/proc_stat.hpp"
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
+#include "library_support.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-jail::Spec shell(const std::string& script) {
-  jail::Spec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.env = jail::default_environment();
-  spec.stdio = jail::Stdio::pipe;
-  return spec;
-}
+using jail_test::shell;
 
 // Reads `fd` to its end, as a host that collects a tool's output before it waits; gives up after
 // `limit` (the test's own guard, far beyond what any case needs).
@@ -176,28 +172,23 @@ TEST(LibrarySupervision, KillDeliversSignalsBeyondTheForwardedSetAndRefusesSigst
   EXPECT_THROW(other.kill(0), jail::Error);
 }
 
-// The tool's CPU time from /proc (the busy shell is the only process with the marker in its
-// command line, apart from the init, named jail-init).
-double tool_cpu_seconds(const std::string& marker) {
+// The pid of the busy shell: the only process with the marker in its command line, apart from
+// the init, named jail-init; 0 when there is none.
+pid_t tool_with(const std::string& marker) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string pid = entry.path().filename();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream cmdline(entry.path() / "cmdline");
     std::stringstream text;
     text << cmdline.rdbuf();
-    if (text.str().find(marker) == std::string::npos) continue;
-    std::ifstream stat_file(entry.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_file)), {});
-    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-    std::string field;
-    unsigned long long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && fields >> field; ++i) {
-      if (i == 14) utime = std::stoull(field);
-      if (i == 15) stime = std::stoull(field);
-    }
-    return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    if (text.str().find(marker) != std::string::npos) return static_cast<pid_t>(std::stoi(pid));
   }
   return 0;
+}
+
+double tool_cpu_seconds(const std::string& marker) {
+  const pid_t pid = tool_with(marker);
+  return pid > 0 ? jail_test::cpu_seconds(pid) : 0;
 }
 
 TEST(LibrarySupervision, TheHostsOwnKillIsNotTakenForTheCpuLimit) {
