@@ -194,6 +194,12 @@ void check_runsc(const Spec& spec, Problems& problems) {
         "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "
         "to gVisor's kernel, not through jail's supervisor");
   }
+  if (spec.seccomp_mode == SeccompMode::learn) {
+    problems.emplace_back(
+        "learning a policy (SeccompMode::learn, jail policy learn) needs the native runtime: "
+        "under runsc the tool's syscalls go to gVisor's kernel, not through jail's supervisor, "
+        "so nothing would be learned");
+  }
 }
 
 }  // namespace

@@ -258,4 +258,17 @@ TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
   for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
 }
 
+// Learning reads every syscall from the supervisor; under runsc none reach it, so a library
+// caller that asks for both is told so before anything runs, as `jail policy learn` is.
+TEST(LibraryLaunch, LearningUnderRunscIsRefused) {
+  jail::Spec spec = shell("true");
+  spec.runtime = jail::Runtime::runsc;
+  spec.seccomp_mode = jail::SeccompMode::learn;
+  const jail::Result result = jail::run(spec);
+  EXPECT_EQ(result.outcome, jail::Outcome::setup_error) << jail::to_json(result);
+  ASSERT_TRUE(result.error.has_value());
+  EXPECT_NE(result.error->message.find("learning a policy"), std::string::npos)
+      << result.error->message;
+}
+
 }  // namespace
