@@ -195,6 +195,21 @@ void add_cwd(Spec& spec, const RawFlags& f) {
         "(with --cwd DIR for where the tool starts)",
         here, kernel_dir, kernel_dir));
   }
+  // Bound over the jail's own /tmp or /etc, the current directory would show the host's: its
+  // /tmp's sockets (X11, agents), which a read-only bind does not keep the tool from connecting
+  // to, and /etc's machine-id and hostname. /run (and /var/run, its link) is where the host's
+  // services listen (D-Bus, Docker); the jail has none of it.
+  const bool own_place = here == "/tmp" || here == "/etc";
+  const bool host_services = here == "/run" || here.starts_with("/run/") || here == "/var/run" ||
+                             here.starts_with("/var/run/");
+  if (bind_here && (own_place || host_services)) {
+    throw UsageError(fmt::format(
+        "the current directory {} would show the tool {}; run jail from another directory, or "
+        "pass --no-cwd (with --cwd DIR for where the tool starts)",
+        here,
+        own_place ? fmt::format("the host's {} in place of the jail's own", here)
+                  : "the sockets the host's services listen on (D-Bus, Docker, …)"));
+  }
   if (bind_here) {
     // A dry run makes it writable: the tool's writes land in the session, not here.
     spec.mounts.insert(spec.mounts.begin(),

@@ -132,8 +132,10 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
 
 // The jail's own /proc, /sys and /dev are never replaced by the host's through the current
 // directory: run from /proc, the tool saw every host process.
+// Also the jail's own /tmp and /etc (the host's /tmp holds sockets a read-only bind still lets
+// the tool connect to), and /run, where the host's services listen.
 TEST_P(BadInput, CurrentDirectoryUnderProcSysOrDevIsRefused) {
-  for (const char* dir : {"/proc", "/proc/self", "/sys", "/dev"}) {
+  for (const char* dir : {"/proc", "/proc/self", "/sys", "/dev", "/tmp", "/etc", "/run"}) {
     SCOPED_TRACE(dir);
     RunOptions options;
     options.cwd = dir;
