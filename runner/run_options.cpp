@@ -18,6 +18,12 @@
 namespace jail::runner {
 namespace {
 
+// The tool's process holds stdio, jail's report channel and its handshake until the exec, and
+// installing the seccomp filter takes one more fd for its listener: with 5 it failed, EMFILE.
+constexpr rlim_t kMinOpenFiles = 6;
+constexpr const char* kMinOpenFilesWhy =
+    "stdio, and three that jail's setup holds in the tool's process until it starts";
+
 constexpr const char* kCommandLine = "the command line";
 
 struct RawFlags {
@@ -260,11 +266,11 @@ Rlimit parse_rlimit(const std::string& text) {
   if (limit.soft > limit.hard) {
     throw UsageError(fmt::format("--rlimit '{}': the soft limit is above the hard one", text));
   }
-  if (limit.resource == RLIMIT_NOFILE && limit.soft < 4) {
+  if (limit.resource == RLIMIT_NOFILE && limit.soft < kMinOpenFiles) {
     // As --max-open-files: jail itself needs fds in the tool's process before the exec (the
     // seccomp filter's install failed with EMFILE, naming neither the flag nor the limit).
-    throw UsageError(
-        fmt::format("--rlimit '{}': nofile needs at least 4 (stdio and one more)", text));
+    throw UsageError(fmt::format("--rlimit '{}': nofile needs at least {} ({})", text,
+                                 kMinOpenFiles, kMinOpenFilesWhy));
   }
   return limit;
 }
@@ -314,8 +320,10 @@ Limits build_limits(const RawFlags& f) {
   }
   if (f.max_file_size) limits.max_file_size = size_flag("--max-file-size", *f.max_file_size);
   if (f.max_open_files) {
-    if (*f.max_open_files < 4)
-      throw UsageError("--max-open-files: at least 4 (stdio and one more)");
+    if (*f.max_open_files < kMinOpenFiles) {
+      throw UsageError(
+          fmt::format("--max-open-files: at least {} ({})", kMinOpenFiles, kMinOpenFilesWhy));
+    }
     limits.max_open_files = *f.max_open_files;
   }
   for (const auto& text : f.rlimits) limits.rlimits.push_back(parse_rlimit(text));
