@@ -56,6 +56,18 @@ std::optional<rlim_t> effective_rlimit(const Limits& limits, int resource) {
   return soft;
 }
 
+// The hard RLIMIT_CPU (seconds) the tool ran under: --cpu-time's is a second above its soft one
+// (SIGXCPU first, SIGKILL a second later); --rlimit cpu=… sets its own.
+std::optional<rlim_t> cpu_hard_limit(const Limits& limits) {
+  std::optional<rlim_t> hard;
+  if (limits.cpu_time) hard = static_cast<rlim_t>(limits.cpu_time->count()) + 1;
+  for (const Rlimit& r : limits.rlimits) {
+    if (r.resource == RLIMIT_CPU)
+      hard = r.hard == RLIM_INFINITY ? std::nullopt : std::optional(r.hard);
+  }
+  return hard;
+}
+
 // Names the limit behind what happened; a limit that fired turns the outcome into its own kind
 // (timeout, oom) so a caller never confuses it with a crash or an outside kill.
 // `signal_sent`: the last signal the caller (or the supervisor) sent; a death by it is theirs.
@@ -75,11 +87,13 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits,
   }
   // A SIGKILL is the CPU limit's when the tool used about that much CPU: the kernel kills at
   // the hard limit, but the usage read back (cpuacct's user/system split, sampled in ticks)
-  // has come out as low as 900 ms of a 1 s limit, so 80% of the soft limit is taken as met.
+  // has come out as low as 900 ms of a 1 s limit, so 80% of the hard limit is taken as met. (Of
+  // the hard one: a tool that kills itself past the soft limit of --cpu-time is not the limit's.)
+  const std::optional<rlim_t> cpu_hard = cpu_hard_limit(limits);
   if (killed && cpu_seconds && result.signal != signal_sent &&
       (result.signal == SIGXCPU ||
-       (result.signal == SIGKILL &&
-        result.cpu_user_ms + result.cpu_sys_ms >= 800.0 * static_cast<double>(*cpu_seconds)))) {
+       (result.signal == SIGKILL && cpu_hard &&
+        result.cpu_user_ms + result.cpu_sys_ms >= 800.0 * static_cast<double>(*cpu_hard)))) {
     result.outcome = Outcome::timeout;
     result.limit_hit = Limit::cpu_time;
     return;

@@ -130,6 +130,18 @@ TEST_P(LimitsTime, CpuTimeByRlimitIsReportedAsTheCpuLimit) {
   EXPECT_LT(r.seconds, 25.0);
 }
 
+// A tool that kills itself after most of its --cpu-time (soft limit 2 s, SIGKILL only at the hard
+// 3 s) died of its own SIGKILL: it was reported as the CPU limit, exit 124.
+TEST_P(LimitsTime, ASelfKillBeforeTheCpuLimitIsTheTools) {
+  Run r = run_status({"--cpu-time", "2s", "--timeout", "30s", "--", "python3", "-c",
+                      "import os, time\n"
+                      "while time.process_time() < 1.75: pass\n"
+                      "os.kill(os.getpid(), 9)"});
+  EXPECT_EQ(r.result.exit_code, 137) << describe(r.result) << r.status.dump();
+  EXPECT_EQ(text(r.status, "outcome"), "signaled") << r.status.dump();
+  EXPECT_TRUE(r.status["limit_hit"].is_null()) << r.status.dump();
+}
+
 TEST_P(LimitsTime, CpuTimeIsWholeSeconds) {
   Run r = run_status({"--cpu-time", "2s", "--", "true"});
   EXPECT_EQ(r.result.exit_code, 0) << describe(r.result);
