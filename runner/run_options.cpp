@@ -161,26 +161,33 @@ void set_env(std::vector<std::string>& env, const std::string& entry) {
   env.push_back(entry);
 }
 
-std::vector<std::string> build_env(const RawFlags& f) {
+// --env and --pass-env apply in the order they were given, a profile's first: the command
+// line's word for a variable is the last, and wins, whichever of the two flags says it.
+std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app) {
   const char* term = std::getenv("TERM");
   std::vector<std::string> env =
       default_environment(::isatty(STDOUT_FILENO) && term != nullptr ? term : "");
-  for (const auto& name : f.pass_env) {
-    if (name.empty() || name.find('=') != std::string::npos) {
-      throw UsageError(fmt::format("--pass-env '{}': expected a variable name", name));
+  std::size_t next_pass = 0, next_env = 0;
+  for (const CLI::Option* option : app.parse_order()) {
+    const std::string name = option->get_name();
+    if (name == "--pass-env") {
+      const std::string& variable = f.pass_env.at(next_pass++);
+      if (variable.empty() || variable.find('=') != std::string::npos) {
+        throw UsageError(fmt::format("--pass-env '{}': expected a variable name", variable));
+      }
+      const char* value = std::getenv(variable.c_str());
+      if (value == nullptr) {
+        spdlog::warn("--pass-env {}: not set in the caller's environment, not passed", variable);
+        continue;
+      }
+      set_env(env, variable + "=" + value);
+    } else if (name == "--env") {
+      const std::string& entry = f.env.at(next_env++);
+      if (entry.find('=') == std::string::npos || entry.front() == '=') {
+        throw UsageError(fmt::format("--env '{}': expected KEY=VALUE", entry));
+      }
+      set_env(env, entry);
     }
-    const char* value = std::getenv(name.c_str());
-    if (value == nullptr) {
-      spdlog::warn("--pass-env {}: not set in the caller's environment, not passed", name);
-      continue;
-    }
-    set_env(env, name + "=" + value);
-  }
-  for (const auto& entry : f.env) {
-    if (entry.find('=') == std::string::npos || entry.front() == '=') {
-      throw UsageError(fmt::format("--env '{}': expected KEY=VALUE", entry));
-    }
-    set_env(env, entry);
   }
   return env;
 }
@@ -459,7 +466,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   } else if (f.session_dir) {
     throw UsageError("--session-dir is for --dry-run; add --dry-run or leave it out");
   }
-  spec.env = build_env(f);
+  spec.env = build_env(f, *app);
   spec.forward_signals = true;
   spec.trace_timing = f.trace_timing;
   return run;

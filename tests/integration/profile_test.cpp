@@ -73,6 +73,19 @@ TEST_P(Profile, MistakesStopTheRunWithTheirPlace) {
   EXPECT_NE(m.err.find("in profile " + missing + ":1:"), std::string::npos) << describe(m);
 }
 
+// The command line's word for a variable wins over the profile's, whichever flag says it: a
+// --pass-env lost to the profile's [env] (all --pass-env applied first, then all --env).
+TEST_P(Profile, TheCommandLinesPassEnvWinsOverTheProfilesEnv) {
+  TempDir work;
+  const std::string file = work / "p.toml";
+  write_file(file, "no-cwd = true\n[env]\nJAIL_ITEST_A = \"from-profile\"\n");
+  RunResult r =
+      run({"--profile", file, "--pass-env", "JAIL_ITEST_A", "--", "sh", "-c", "echo $JAIL_ITEST_A"},
+          {.cwd = work.path(), .extra_env = {"JAIL_ITEST_A=from-caller"}});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "from-caller\n") << describe(r);
+}
+
 TEST_P(Profile, AMistakeIsReportedInTheProfilesStatusFile) {
   // A caller that reads the status file the profile names learns of a mistake in that same
   // profile, or on the command line, as it would of any other usage error.
