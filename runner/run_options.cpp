@@ -233,9 +233,11 @@ void add_cwd(Spec& spec, const RawFlags& f) {
 }
 
 std::uint64_t size_flag(const char* flag, const std::string& text) {
-  const auto size = parse_size(text);
+  SizeProblem problem{};
+  const auto size = parse_size(text, &problem);
   if (!size || *size == 0) {
-    throw UsageError(fmt::format("{} '{}': not a size like 64M or 1G", flag, text));
+    throw UsageError(fmt::format("{} '{}': {}", flag, text,
+                                 size ? "not a size like 64M or 1G" : size_problem_text(problem)));
   }
   return *size;
 }
@@ -251,8 +253,13 @@ std::chrono::milliseconds duration_flag(const char* flag, const std::string& tex
 
 rlim_t rlimit_value(const std::string& flag_text, const std::string& text) {
   if (text == "unlimited" || text == "infinity") return RLIM_INFINITY;
-  const auto value = parse_size(text);
-  if (!value) throw UsageError(fmt::format("--rlimit '{}': '{}' is not a number", flag_text, text));
+  SizeProblem problem{};
+  const auto value = parse_size(text, &problem);
+  if (!value) {
+    throw UsageError(fmt::format(
+        "--rlimit '{}': '{}' is {}", flag_text, text,
+        problem == SizeProblem::not_a_size ? "not a number" : size_problem_text(problem)));
+  }
   return *value;
 }
 
@@ -300,6 +307,12 @@ Limits build_limits(const RawFlags& f) {
     if (*f.pids < 2) {
       throw UsageError(fmt::format(
           "--pids {}: at least 2 (the jail's init and the tool each count as one)", *f.pids));
+    }
+    // The kernel's own ceiling on pids (PID_MAX_LIMIT); the cgroup refuses more with EINVAL.
+    constexpr std::uint64_t kMaxPids = 4'194'304;
+    if (*f.pids > kMaxPids) {
+      throw UsageError(fmt::format("--pids {}: at most {}, the kernel's limit on process ids",
+                                   *f.pids, kMaxPids));
     }
     limits.pids = *f.pids;
   }
@@ -407,6 +420,15 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
 
   Spec& spec = run.spec;
   spec.argv = command;
+  // 4294967295 is (uid_t)-1, "no id" to the kernel: no uid map can name it.
+  for (const auto& [flag, id] : {std::pair{"--uid", f.uid}, std::pair{"--gid", f.gid}}) {
+    if (id && *id == static_cast<unsigned>(-1)) {
+      throw UsageError(
+          fmt::format("{} {}: not an id the kernel can map (it means \"none\"); "
+                      "give one below it",
+                      flag, *id));
+    }
+  }
   if (f.uid) spec.uid = *f.uid;
   if (f.gid) spec.gid = *f.gid;
   spec.hostname = f.hostname;

@@ -3,27 +3,41 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 
 namespace jail::runner {
 namespace {
 
-// Splits "1.5G" into 1.5 and "G"; nullopt when the number part is missing or negative.
+// Splits "1.5G" into 1.5 and "g": digits with at most one '.', then letters only (no sign, no
+// exponent, no hex, which strtod alone would take: "0x10" and "1e9" are not sizes people write).
 std::optional<std::pair<double, std::string>> split_number(const std::string& text) {
-  if (text.empty() ||
-      !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.')) {
-    return std::nullopt;
+  std::size_t end = 0;
+  bool digits = false, point = false;
+  for (; end < text.size(); ++end) {
+    const char c = text[end];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digits = true;
+    } else if (c == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
   }
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || !std::isfinite(value) || value < 0) return std::nullopt;
-  std::string unit(end);
-  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!digits) return std::nullopt;
+  std::string unit = text.substr(end);
+  for (char& c : unit) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) return std::nullopt;
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  const double value = std::strtod(text.substr(0, end).c_str(), nullptr);
+  if (!std::isfinite(value)) return std::nullopt;
   return std::make_pair(value, unit);
 }
 
 }  // namespace
 
-std::optional<std::uint64_t> parse_size(const std::string& text) {
+std::optional<std::uint64_t> parse_size(const std::string& text, SizeProblem* problem) {
+  if (problem != nullptr) *problem = SizeProblem::not_a_size;
   const auto parts = split_number(text);
   if (!parts) return std::nullopt;
   const auto& [value, unit] = *parts;
@@ -41,8 +55,28 @@ std::optional<std::uint64_t> parse_size(const std::string& text) {
   else
     return std::nullopt;
   const double bytes = value * multiplier;
-  if (bytes >= 18446744073709551615.0) return std::nullopt;
+  if (bytes >= 18446744073709551615.0) {
+    if (problem != nullptr) *problem = SizeProblem::too_large;
+    return std::nullopt;
+  }
+  // "1.5k" is 1536 bytes; "1.9" bytes (or processes, for --rlimit nproc) is not a count.
+  if (bytes != std::floor(bytes)) {
+    if (problem != nullptr) *problem = SizeProblem::not_whole;
+    return std::nullopt;
+  }
   return static_cast<std::uint64_t>(bytes);
+}
+
+std::string size_problem_text(SizeProblem problem) {
+  switch (problem) {
+    case SizeProblem::too_large:
+      return "too large (past 2^64 bytes)";
+    case SizeProblem::not_whole:
+      return "not a whole number (of bytes, or of what is counted)";
+    case SizeProblem::not_a_size:
+      break;
+  }
+  return "not a size like 64M or 1G";
 }
 
 std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {

@@ -8,8 +8,17 @@
 
 namespace jail::runner {
 
+// Why parse_size gave nothing.
+enum class SizeProblem { not_a_size, too_large, not_whole };
+
 // Bytes from "4096", "512k", "64M", "1.5G", "1T" (powers of 1024; "KiB"/"MB" spellings too).
-[[nodiscard]] std::optional<std::uint64_t> parse_size(const std::string& text);
+// Nothing for another spelling, a value past 2^64, or one that is not a whole number of bytes;
+// `problem`, when given, says which.
+[[nodiscard]] std::optional<std::uint64_t> parse_size(const std::string& text,
+                                                      SizeProblem* problem = nullptr);
+
+// What to say of a size that parse_size refused, for flag `flag`.
+[[nodiscard]] std::string size_problem_text(SizeProblem problem);
 
 // Milliseconds from "1500ms", "2s", "1.5m", "1h", or a bare number of seconds.
 [[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(const std::string& text);

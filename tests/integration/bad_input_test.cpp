@@ -133,6 +133,14 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
   expect_setup_failure(concat({{"--hostname", "evil\n10.0.0.1 pypi.org", "--"}, tool_}),
                        "RFC 1123");
   expect_setup_failure(concat({{"--cgroup-parent", "/../../tmp/x", "--"}, tool_}), "'..'");
+  // Numbers past what they count, or not whole, are named as such before anything starts (they
+  // failed later with the kernel's bare EINVAL or ERANGE, or were cut: nproc=1.9 ran as 1).
+  expect_setup_failure(concat({{"--memory", "99999999999G", "--"}, tool_}), "too large");
+  expect_setup_failure(concat({{"--rlimit", "nproc=1.9", "--"}, tool_}), "not a whole number");
+  expect_setup_failure(concat({{"--tmpfs-size", "0x10", "--"}, tool_}), "not a size");
+  expect_setup_failure(concat({{"--max-file-size", "1e9", "--"}, tool_}), "not a size");
+  expect_setup_failure(concat({{"--pids", "5000000", "--"}, tool_}), "at most 4194304");
+  expect_setup_failure(concat({{"--uid", "4294967295", "--"}, tool_}), "not an id");
   EXPECT_FALSE(std::filesystem::exists("/sys/fs/tmp/x"));
 }
 
