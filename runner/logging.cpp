@@ -1,14 +1,16 @@
 #include "logging.hpp"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <spdlog/sinks/base_sink.h>
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -58,26 +60,31 @@ spdlog::level::level_enum level_for(const LogOptions& options) {
 void setup_logging(const LogOptions& options) {
   spdlog::sink_ptr sink;
   // --log-fd: a private stream on a duplicate, so closing it never closes the caller's fd.
+  // --log-file: opened here, appended to, its directory never made (spdlog's own file sink
+  // creates missing parents).
   std::FILE* given = nullptr;
   if (options.fd >= 0) {
     const int copy = ::fcntl(options.fd, F_DUPFD_CLOEXEC, 3);
     given = copy >= 0 ? ::fdopen(copy, "a") : nullptr;
     if (given == nullptr)
       throw std::runtime_error("cannot write to --log-fd " + std::to_string(options.fd));
-    std::setvbuf(given, nullptr, _IOLBF, 0);
-  }
-  if (options.format == LogFormat::json) {
-    std::FILE* out = given != nullptr ? given : stderr;
-    if (given == nullptr && !options.file.empty()) {
-      out = std::fopen(options.file.c_str(), "ae");
-      if (out == nullptr) throw std::runtime_error("cannot open --log-file " + options.file);
+  } else if (!options.file.empty()) {
+    const int fd = ::open(options.file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      throw std::runtime_error("--log-file " + options.file +
+                               ": cannot open it: " + std::strerror(errno));
     }
-    sink = std::make_shared<JsonLineSink>(out);
+    given = ::fdopen(fd, "a");
+    if (given == nullptr) {
+      ::close(fd);
+      throw std::runtime_error("--log-file " + options.file + ": cannot write to it");
+    }
+  }
+  if (given != nullptr) std::setvbuf(given, nullptr, _IOLBF, 0);
+  if (options.format == LogFormat::json) {
+    sink = std::make_shared<JsonLineSink>(given != nullptr ? given : stderr);
   } else if (given != nullptr) {
     sink = std::make_shared<spdlog::sinks::stdout_sink_base<spdlog::details::console_mutex>>(given);
-    sink->set_pattern("%Y-%m-%dT%H:%M:%S.%e jail[%P] %l: %v");
-  } else if (!options.file.empty()) {
-    sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file);
     sink->set_pattern("%Y-%m-%dT%H:%M:%S.%e jail[%P] %l: %v");
   } else {
     sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
@@ -87,6 +94,7 @@ void setup_logging(const LogOptions& options) {
   logger->set_level(level_for(options));
   logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(logger);
+  for (const std::string& warning : options.warnings) spdlog::warn("{}", warning);
 }
 
 }  // namespace jail::runner

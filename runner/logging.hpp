@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace jail::runner {
 
@@ -14,9 +15,12 @@ struct LogOptions {
   std::string file;  // empty: stderr
   int fd = -1;       // --log-fd: written as it is (a pipe, socket or file the caller opened)
   LogFormat format = LogFormat::text;
+  // Said while the flags were read, before there was a logger that knows -q, --log-file and
+  // --log-format: setup_logging says them through the one it makes.
+  std::vector<std::string> warnings;
 };
 
-// Throws std::runtime_error when the log file cannot be opened.
+// Throws std::runtime_error when the log file cannot be opened (never creating directories).
 void setup_logging(const LogOptions& options);
 
 }  // namespace jail::runner

@@ -10,7 +10,6 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "profile.hpp"
 #include "units.hpp"
@@ -163,7 +162,8 @@ void set_env(std::vector<std::string>& env, const std::string& entry) {
 
 // --env and --pass-env apply in the order they were given, a profile's first: the command
 // line's word for a variable is the last, and wins, whichever of the two flags says it.
-std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app) {
+std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app,
+                                   std::vector<std::string>& warnings) {
   const char* term = std::getenv("TERM");
   std::vector<std::string> env =
       default_environment(::isatty(STDOUT_FILENO) && term != nullptr ? term : "");
@@ -177,7 +177,8 @@ std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app) {
       }
       const char* value = std::getenv(variable.c_str());
       if (value == nullptr) {
-        spdlog::warn("--pass-env {}: not set in the caller's environment, not passed", variable);
+        warnings.push_back(fmt::format(
+            "--pass-env {}: not set in the caller's environment, not passed", variable));
         continue;
       }
       set_env(env, variable + "=" + value);
@@ -404,6 +405,9 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   run.log.verbosity = f.verbosity;
   run.log.quiet = f.quiet;
   run.log.file = f.log_file.value_or("");
+  if (f.log_fd && f.log_file) {
+    throw UsageError("--log-fd and --log-file both say where jail's messages go; give one");
+  }
   if (f.log_fd) {
     if (*f.log_fd < 0 || ::fcntl(*f.log_fd, F_GETFD) < 0) {
       throw UsageError(fmt::format("--log-fd {}: not an open file descriptor", *f.log_fd));
@@ -476,7 +480,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   } else if (f.tty == "always" || (f.tty == "auto" && terminal)) {
     spec.stdio = Stdio::pty;
   } else if (f.tty == "never" && terminal) {
-    spdlog::warn(
+    run.log.warnings.emplace_back(
         "--tty never with a terminal on stdio: the tool gets it in its own session, "
         "so it cannot inject input (TIOCSTI), but it can still write to it directly");
   }
@@ -488,7 +492,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   } else if (f.session_dir) {
     throw UsageError("--session-dir is for --dry-run; add --dry-run or leave it out");
   }
-  spec.env = build_env(f, *app);
+  spec.env = build_env(f, *app, run.log.warnings);
   spec.forward_signals = true;
   spec.trace_timing = f.trace_timing;
   return run;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -330,6 +331,34 @@ TEST_P(IoOutput, LogFileKeepsJailsMessagesOffTheToolsStderr) {
   const auto logged = read_file(path);
   ASSERT_TRUE(logged) << describe(r);
   EXPECT_NE(logged->find("timeout"), std::string::npos) << "log:\n" << *logged;
+}
+
+// What jail says while it reads its flags goes where its other messages go: -q, --log-file and
+// --log-format applied only from the run on. A missing directory for the log is an error, not
+// made, and --log-file with --log-fd is refused.
+TEST_P(IoOutput, WarningsAboutFlagsFollowTheLogOptions) {
+  const std::string flag_warning = "--pass-env JAIL_ITEST_UNSET";
+  RunResult quiet = run({"-q", "--pass-env", "JAIL_ITEST_UNSET", "--", "true"});
+  EXPECT_EQ(quiet.exit_code, 0) << describe(quiet);
+  EXPECT_EQ(quiet.err, "") << describe(quiet);
+
+  const std::string path = cwd_ / "flags.log";
+  RunResult filed = run(
+      {"--log-file", path, "--log-format", "json", "--pass-env", "JAIL_ITEST_UNSET", "--", "true"});
+  EXPECT_EQ(filed.err, "") << describe(filed);
+  const auto logged = read_file(path);
+  ASSERT_TRUE(logged) << describe(filed);
+  EXPECT_EQ(nlohmann::json::parse(split_lines(*logged).at(0)).value("level", ""), "warning")
+      << *logged;
+  EXPECT_NE(logged->find(flag_warning), std::string::npos) << *logged;
+
+  const std::string missing = cwd_ / "no-such-dir/jail.log";
+  RunResult nowhere = run({"--log-file", missing, "--", "true"});
+  EXPECT_EQ(nowhere.exit_code, 125) << describe(nowhere);
+  EXPECT_FALSE(std::filesystem::exists(cwd_ / "no-such-dir"));
+  RunResult both = run({"--log-file", path, "--log-fd", "2", "--", "true"});
+  EXPECT_EQ(both.exit_code, 125) << describe(both);
+  EXPECT_NE(both.err.find("give one"), std::string::npos) << describe(both);
 }
 
 // The tool's last output, still in the relay when the tool ends, reaches a reader that is slow
