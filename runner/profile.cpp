@@ -42,6 +42,9 @@ const std::vector<Key>& keys() {
       {"gid", Type::number},
       {"cwd", Type::text},
       {"no-cwd", Type::toggle},
+      {"dry-run", Type::toggle},
+      {"session-dir", Type::path},
+      {"trace-timing", Type::toggle},
       {"bind", Type::binds},
       {"ro-bind", Type::binds},
       {"tmpfs", Type::texts},
@@ -142,6 +145,14 @@ class Loader {
       const toml::node& node = *value;
       const auto it = std::find_if(keys().begin(), keys().end(),
                                    [&](const Key& k) { return k.name == name.str(); });
+      if (it == keys().end() &&
+          (name.str() == "status-fd" || name.str() == "log-fd" || name.str() == "profile")) {
+        error(name.source(),
+              fmt::format("'{}' is for the command line only: {}", name.str(),
+                          name.str() == "profile" ? "a profile does not name another"
+                                                  : "a file descriptor is the caller's own"));
+        continue;
+      }
       if (it == keys().end()) {
         error(name.source(), fmt::format("unknown key '{}'{}; a profile's keys are jail's run "
                                          "flags without their dashes (see jail --help)",

@@ -25,7 +25,8 @@ struct Profile {
 
 // Every unknown key, wrong type or unreadable value is collected and reported together in one
 // UsageError, each as "FILE:LINE:COL: what is wrong; what to write instead". Relative paths
-// (bind and ro-bind sources, rootfs, a policy file, audit-log, log-file, status-file) are
+// (bind and ro-bind sources, rootfs, a policy file, audit-log, log-file, status-file,
+// session-dir) are
 // taken relative to the profile's own directory.
 [[nodiscard]] Profile load_profile(const std::string& path);
 [[nodiscard]] Profile parse_profile(std::string_view text, const std::string& path);

@@ -86,6 +86,26 @@ TEST_P(Profile, TheCommandLinesPassEnvWinsOverTheProfilesEnv) {
   EXPECT_EQ(r.out, "from-caller\n") << describe(r);
 }
 
+// Every run flag but the caller's own descriptors has its key: dry-run, session-dir and
+// trace-timing were "unknown"; status-fd says why it is not one.
+TEST_P(Profile, DryRunSessionDirAndTraceTimingAreKeys) {
+  TempDir work;
+  const std::string file = work / "p.toml";
+  write_file(file,
+             "no-cwd = true\ndry-run = true\nsession-dir = \"sessions\"\n"
+             "trace-timing = true\n");
+  RunResult r = run({"--profile", file, "--", "true"}, {.cwd = work.path()});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.err.find("dry run: the host is unchanged"), std::string::npos) << describe(r);
+  EXPECT_TRUE(std::filesystem::is_directory(work / "sessions")) << describe(r);
+
+  write_file(file, "status-fd = 3\n");
+  RunResult fd = run({"--profile", file, "--", "true"}, {.cwd = work.path()});
+  EXPECT_EQ(fd.exit_code, 125) << describe(fd);
+  EXPECT_NE(fd.err.find("'status-fd' is for the command line only"), std::string::npos)
+      << describe(fd);
+}
+
 TEST_P(Profile, AMistakeIsReportedInTheProfilesStatusFile) {
   // A caller that reads the status file the profile names learns of a mistake in that same
   // profile, or on the command line, as it would of any other usage error.
