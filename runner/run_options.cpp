@@ -287,6 +287,12 @@ Rlimit parse_rlimit(const std::string& text) {
     throw UsageError(fmt::format("--rlimit '{}': nofile needs at least {} ({})", text,
                                  kMinOpenFiles, kMinOpenFilesWhy));
   }
+  if (limit.resource == RLIMIT_NOFILE && limit.hard == RLIM_INFINITY) {
+    throw UsageError(fmt::format(
+        "--rlimit '{}': nofile cannot be unlimited (the kernel caps it at fs.nr_open); give a "
+        "number",
+        text));
+  }
   return limit;
 }
 

@@ -1,5 +1,7 @@
 #include "setup_failure.hpp"
 
+#include <sys/resource.h>
+
 #include "child/exec.hpp"
 
 #include <cctype>
@@ -96,7 +98,9 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
           "cannot enter the working directory {} inside the jail as uid {}: {}: {}", context.cwd,
           context.identity.uid, errno_text(err),
           err == ENOENT ? "it is not mounted in the jail; bind it, or choose --cwd or --no-cwd"
-                        : "it is not accessible to the jail's identity; choose --cwd or --no-cwd");
+          : err == ENOTDIR
+              ? "it is not a directory; choose --cwd DIR or --no-cwd"
+              : "it is not accessible to the jail's identity; choose --cwd or --no-cwd");
       return failure;
     case Step::pivot_root:
     case Step::detach_old_root:
@@ -122,12 +126,20 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
           failure.step, errno_text(err));
       return failure;
     case Step::rlimits: {
-      failure.message = fmt::format(
-          "cannot set the tool's {} limit ({}): {}{}", rlimit_name(report.detail),
-          rlimit_constant_name(report.detail), errno_text(err),
-          err == EPERM ? ": it is above the caller's own hard limit, which only the host's root "
-                         "can raise"
-                       : "");
+      // The tool's user namespace cannot raise a hard limit, whoever the caller is: only the
+      // limit jail itself was started under counts.
+      std::string why;
+      rlimit own{};
+      if (err == EPERM && ::getrlimit(static_cast<__rlimit_resource>(report.detail), &own) == 0) {
+        why = fmt::format(
+            ": it is above the hard limit jail itself runs under ({}), which the jail cannot "
+            "raise; raise it before starting jail (ulimit -H, prlimit) or ask for less",
+            own.rlim_max == RLIM_INFINITY ? std::string("unlimited")
+                                          : std::to_string(own.rlim_max));
+      }
+      failure.message =
+          fmt::format("cannot set the tool's {} limit ({}): {}{}", rlimit_name(report.detail),
+                      rlimit_constant_name(report.detail), errno_text(err), why);
       return failure;
     }
     case Step::cgroup_attach:

@@ -141,6 +141,14 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
   expect_setup_failure(concat({{"--max-file-size", "1e9", "--"}, tool_}), "not a size");
   expect_setup_failure(concat({{"--pids", "5000000", "--"}, tool_}), "at most 4194304");
   expect_setup_failure(concat({{"--uid", "4294967295", "--"}, tool_}), "not an id");
+  // Messages that said something else than what was wrong: a file as --cwd "not accessible", a
+  // hard limit above jail's own "only the host's root can raise" (to root, too).
+  expect_setup_failure(concat({{"--rlimit", "nofile=unlimited", "--"}, tool_}),
+                       "cannot be unlimited");
+  expect_setup_failure(concat({{"--no-cwd", "--cwd", "/etc/passwd", "--"}, tool_}),
+                       "it is not a directory");
+  expect_setup_failure(concat({{"--no-cwd", "--rlimit", "nproc=5:unlimited", "--"}, tool_}),
+                       "raise it before starting jail");
   EXPECT_FALSE(std::filesystem::exists("/sys/fs/tmp/x"));
 }
 
