@@ -354,6 +354,21 @@ Limits build_limits(const RawFlags& f) {
     limits.max_open_files = *f.max_open_files;
   }
   for (const auto& text : f.rlimits) limits.rlimits.push_back(parse_rlimit(text));
+  // One limit from two flags: --rlimit won, while the status reported the other.
+  const std::pair<int, const char*> same_limit[] = {{RLIMIT_CPU, "--cpu-time"},
+                                                    {RLIMIT_FSIZE, "--max-file-size"},
+                                                    {RLIMIT_NOFILE, "--max-open-files"}};
+  for (const Rlimit& r : limits.rlimits) {
+    for (const auto& [resource, flag] : same_limit) {
+      const bool also = (resource == RLIMIT_CPU && f.cpu_time) ||
+                        (resource == RLIMIT_FSIZE && f.max_file_size) ||
+                        (resource == RLIMIT_NOFILE && f.max_open_files);
+      if (r.resource == resource && also) {
+        throw UsageError(fmt::format("{} and --rlimit {}=… set the same limit; give one", flag,
+                                     rlimit_name(resource)));
+      }
+    }
+  }
   return limits;
 }
 
@@ -479,6 +494,13 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       ::isatty(STDIN_FILENO) || ::isatty(STDOUT_FILENO) || ::isatty(STDERR_FILENO);
   spec.runtime = f.runtime == "runsc" ? Runtime::runsc : Runtime::native;
   spec.runsc_platform = f.runsc_platform;
+  if (!f.runsc_platform.empty() && spec.runtime != Runtime::runsc) {
+    throw UsageError("--runsc-platform is for --runtime runsc; add that, or leave it out");
+  }
+  if (f.kill_grace && !f.timeout) {
+    run.log.warnings.emplace_back(
+        "--kill-grace applies after --timeout's SIGTERM; without --timeout it does nothing");
+  }
   if (spec.runtime == Runtime::runsc && f.tty != "always") {
     // Under runsc the tool's stdio is relayed through pipes (the caller's terminal is never
     // handed to runsc, which would chown it): no terminal for the tool. --tty always asks for

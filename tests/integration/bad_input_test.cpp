@@ -149,6 +149,15 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
                        "it is not a directory");
   expect_setup_failure(concat({{"--no-cwd", "--rlimit", "nproc=5:unlimited", "--"}, tool_}),
                        "raise it before starting jail");
+  // Flags that were taken and then ignored, or overridden with nothing said.
+  expect_setup_failure(concat({{"--cpu-time", "10", "--rlimit", "cpu=20", "--"}, tool_}),
+                       "set the same limit");
+  expect_setup_failure(concat({{"--runsc-platform", "kvm", "--"}, tool_}),
+                       "is for --runtime runsc");
+  const RunResult grace = run(concat({{"--no-cwd", "--kill-grace", "1s", "--"}, tool_}));
+  EXPECT_EQ(grace.exit_code, 0) << describe(grace);
+  EXPECT_NE(grace.err.find("without --timeout it does nothing"), std::string::npos)
+      << describe(grace);
   EXPECT_FALSE(std::filesystem::exists("/sys/fs/tmp/x"));
 }
 
