@@ -27,6 +27,18 @@ std::string hostname_fault(const std::string& name) {
   }
   const auto edge = [](char c) { return c == '-' || c == '.'; };
   if (edge(name.front()) || edge(name.back())) return "it starts or ends with '-' or '.'";
+  // Each dot-separated label: 1 to 63 characters, not starting or ending with '-'.
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t end = name.find('.', start);
+    if (end == std::string::npos) end = name.size();
+    const std::string_view label(name.data() + start, end - start);
+    if (label.empty()) return "it has an empty label ('..')";
+    if (label.size() > 63) return fmt::format("its label '{}' is longer than 63", label);
+    if (label.front() == '-' || label.back() == '-')
+      return fmt::format("its label '{}' starts or ends with '-'", label);
+    start = end + 1;
+  }
   return {};
 }
 
@@ -219,8 +231,8 @@ void check_spec(const Spec& spec) {
                                    spec.hostname.size()));
   } else if (const std::string fault = hostname_fault(spec.hostname); !fault.empty()) {
     problems.push_back(fmt::format(
-        "the hostname must be letters, digits, '-' and '.' (RFC 1123), not starting or ending "
-        "with '-' or '.': {}",
+        "the hostname must be labels of letters, digits and '-' joined by '.' (RFC 1123), each "
+        "1 to 63 long and not starting or ending with '-': {}",
         fault));
   }
   if (spec.cgroup_parent && normalize_jail_path(*spec.cgroup_parent).empty()) {

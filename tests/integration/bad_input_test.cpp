@@ -132,6 +132,10 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
   expect_setup_failure(concat({{"--ro-bind", "/proc:/proc", "--"}, tool_}), "own /proc");
   expect_setup_failure(concat({{"--hostname", "evil\n10.0.0.1 pypi.org", "--"}, tool_}),
                        "RFC 1123");
+  expect_setup_failure(concat({{"--hostname", "a..b", "--"}, tool_}), "empty label");
+  expect_setup_failure(concat({{"--hostname", std::string(64, 'x'), "--"}, tool_}),
+                       "longer than 63");
+  expect_setup_failure(concat({{"--hostname", "a.-b", "--"}, tool_}), "starts or ends with '-'");
   expect_setup_failure(concat({{"--cgroup-parent", "/../../tmp/x", "--"}, tool_}), "'..'");
   // Numbers past what they count, or not whole, are named as such before anything starts (they
   // failed later with the kernel's bare EINVAL or ERANGE, or were cut: nproc=1.9 ran as 1).
