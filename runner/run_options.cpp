@@ -162,11 +162,12 @@ void set_env(std::vector<std::string>& env, const std::string& entry) {
 
 // --env and --pass-env apply in the order they were given, a profile's first: the command
 // line's word for a variable is the last, and wins, whichever of the two flags says it.
-std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app,
+// TERM goes along when the tool gets a terminal (a pty), whichever of stdin, stdout and stderr
+// the caller's was.
+std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app, bool terminal,
                                    std::vector<std::string>& warnings) {
   const char* term = std::getenv("TERM");
-  std::vector<std::string> env =
-      default_environment(::isatty(STDOUT_FILENO) && term != nullptr ? term : "");
+  std::vector<std::string> env = default_environment(terminal && term != nullptr ? term : "");
   std::size_t next_pass = 0, next_env = 0;
   for (const CLI::Option* option : app.parse_order()) {
     const std::string name = option->get_name();
@@ -520,7 +521,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   } else if (f.session_dir) {
     throw UsageError("--session-dir is for --dry-run; add --dry-run or leave it out");
   }
-  spec.env = build_env(f, *app, run.log.warnings);
+  spec.env = build_env(f, *app, spec.stdio == Stdio::pty, run.log.warnings);
   spec.forward_signals = true;
   spec.trace_timing = f.trace_timing;
   return run;

@@ -113,7 +113,9 @@ class Terminal {
   std::string name_;
 };
 
-TEST_P(Environment, TermOnlyWhenStdoutIsATerminal) {
+// TERM goes along whenever the tool gets a terminal: with the caller's terminal on stdout, and
+// with it on stdin only (stdout a pipe), where the tool got a pty and no TERM.
+TEST_P(Environment, TermWhenTheToolHasATerminal) {
   Terminal terminal;
   ASSERT_TRUE(terminal.ok());
   RunResult r =
@@ -122,6 +124,11 @@ TEST_P(Environment, TermOnlyWhenStdoutIsATerminal) {
   std::string out = terminal.drain();
   EXPECT_NE(out.find("\nTERM="), std::string::npos) << "inside:\n" << out << describe(r);
   EXPECT_EQ(out.find(kCallerSecretName), std::string::npos) << out;
+
+  RunResult in = run({"--", "sh", "-c", "test -t 0 && echo TERM=$TERM"},
+                     {.stdin_fd = terminal.slave(), .extra_env = {"TERM=xterm-256color"}});
+  EXPECT_EQ(in.exit_code, 0) << describe(in);
+  EXPECT_NE(in.out.find("TERM=xterm-256color"), std::string::npos) << describe(in);
 }
 
 TEST_P(Environment, CallersTerminalIsNotHandedToTheTool) {
