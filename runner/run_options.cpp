@@ -387,13 +387,26 @@ void parse_flags(CLI::App& app, const std::vector<std::string>& options) {
 
 }  // namespace
 
+// The run's usage line shows the command after "--" and the subcommands, which CLI11's own
+// ("jail [OPTIONS]") leaves out.
+class RunUsage : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* /*app*/, std::string /*name*/) const override {
+    return "Usage: jail [OPTIONS] -- COMMAND [ARGS...]\n"
+           "       jail SUBCOMMAND ... (policy, rootfs, export-oci, doctor, changes, commit, "
+           "undo, discard, sessions; each takes --help)\n";
+  }
+};
+
 RunOptions parse_run_options(const std::vector<std::string>& options,
                              const std::vector<std::string>& command) {
   auto new_app = [] {
-    return std::make_unique<CLI::App>(
+    auto app = std::make_unique<CLI::App>(
         "Run COMMAND isolated: its own namespaces, a minimal read-only root, no capabilities, "
         "no network.",
         "jail");
+    app->formatter(std::make_shared<RunUsage>());
+    return app;
   };
   auto app = new_app();
   RawFlags f;

@@ -223,5 +223,15 @@ TEST_P(BadInput, SetupErrorStatusNamesTheStep) {
 
 JAIL_INSTANTIATE_FOR_CALLERS(BadInput);
 
+// `jail --help` shows how a command is given and where the subcommands are (it said only
+// "Usage: jail [OPTIONS]").
+TEST(Help, TheUsageLineShowsTheCommandAndTheSubcommands) {
+  RunResult help = run_jail({"--help"});
+  EXPECT_EQ(help.exit_code, 0) << describe(help);
+  EXPECT_NE(help.out.find("Usage: jail [OPTIONS] -- COMMAND [ARGS...]"), std::string::npos)
+      << describe(help);
+  EXPECT_NE(help.out.find("export-oci"), std::string::npos) << describe(help);
+}
+
 }  // namespace
 }  // namespace jail_test
