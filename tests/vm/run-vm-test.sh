@@ -69,6 +69,16 @@ fi
 deb=""
 if [ -n "$pkg" ]; then
   deb="$(ls -1 "$cache"/"${pkg}"_*.deb 2>/dev/null | tail -1 || true)"
+  # apt's own archive keeps what it fetched (and what this test fetched before, below): a fresh
+  # build directory does not depend on the package mirror answering that day.
+  apt_archive=/var/cache/apt/archives
+  if [ -z "$deb" ]; then
+    cached="$(ls -1 "$apt_archive"/"${pkg}"_*.deb 2>/dev/null | tail -1 || true)"
+    if [ -n "$cached" ]; then
+      say "using $(basename "$cached") from $apt_archive"
+      cp "$cached" "$cache"/ && deb="$cache/$(basename "$cached")"
+    fi
+  fi
   if [ -z "$deb" ]; then
     say "downloading $pkg (apt-get download) into $cache"
     # As root, apt's _apt sandbox user may not be able to write the cache: download as root.
@@ -79,6 +89,7 @@ if [ -n "$pkg" ]; then
       (cd "$cache" && apt-get download -q "${sandbox[@]}" "$pkg" >/dev/null)
     } || die "apt-get download $pkg failed"
     deb="$(ls -1 "$cache"/"${pkg}"_*.deb | tail -1)"
+    if [ "$(id -u)" = 0 ] && [ -d "$apt_archive" ]; then cp "$deb" "$apt_archive"/ || true; fi
     # Older kernels cached by earlier runs are of no further use.
     for old in "$cache"/linux-image-*.deb; do
       [ "$old" = "$deb" ] || rm -rf "$old" "${old%.deb}"
