@@ -87,7 +87,8 @@ TEST_F(ProfileTest, EveryMistakeIsReportedWithItsPlace) {
             std::string::npos)
       << e;
   // Descriptors belong to one invocation, not to a profile.
-  EXPECT_NE(e.find(path + ":6:1: unknown key 'status-fd'"), std::string::npos) << e;
+  EXPECT_NE(e.find(path + ":6:1: 'status-fd' is for the command line only"), std::string::npos)
+      << e;
   EXPECT_NE(e.find(path + ":7:1: unknown key 'ro_bind' (did you mean 'ro-bind'?)"),
             std::string::npos)
       << e;
