@@ -356,15 +356,16 @@ Limits build_limits(const RawFlags& f) {
   }
   for (const auto& text : f.rlimits) limits.rlimits.push_back(parse_rlimit(text));
   // One limit from two flags: --rlimit won, while the status reported the other.
-  const std::pair<int, const char*> same_limit[] = {{RLIMIT_CPU, "--cpu-time"},
-                                                    {RLIMIT_FSIZE, "--max-file-size"},
-                                                    {RLIMIT_NOFILE, "--max-open-files"}};
+  const struct {
+    int resource;
+    const char* flag;
+    bool given;
+  } same_limit[] = {{RLIMIT_CPU, "--cpu-time", f.cpu_time.has_value()},
+                    {RLIMIT_FSIZE, "--max-file-size", f.max_file_size.has_value()},
+                    {RLIMIT_NOFILE, "--max-open-files", f.max_open_files.has_value()}};
   for (const Rlimit& r : limits.rlimits) {
-    for (const auto& [resource, flag] : same_limit) {
-      const bool also = (resource == RLIMIT_CPU && f.cpu_time) ||
-                        (resource == RLIMIT_FSIZE && f.max_file_size) ||
-                        (resource == RLIMIT_NOFILE && f.max_open_files);
-      if (r.resource == resource && also) {
+    for (const auto& [resource, flag, given] : same_limit) {
+      if (r.resource == resource && given) {
         throw UsageError(fmt::format("{} and --rlimit {}=… set the same limit; give one", flag,
                                      rlimit_name(resource)));
       }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "rlimits.hpp"
 #include "runsc/exec_failure.hpp"
 #include "runsc/sandbox.hpp"
 #include "setup_failure.hpp"
@@ -41,31 +42,16 @@ void fill_usage(Result& result, const RunRecord& record) {
   if (usage.peak_memory_bytes) result.peak_memory_bytes = *usage.peak_memory_bytes;
 }
 
-// The soft RLIMIT_CPU (seconds) or RLIMIT_FSIZE the tool ran under, whether it came from
-// --cpu-time / --max-file-size or from --rlimit cpu=… / fsize=… (which win, as they are set
-// after): the kernel's signal is the same either way, and so is what it means.
-std::optional<rlim_t> effective_rlimit(const Limits& limits, int resource) {
-  std::optional<rlim_t> soft;
-  if (resource == RLIMIT_CPU && limits.cpu_time)
-    soft = static_cast<rlim_t>(limits.cpu_time->count());
-  if (resource == RLIMIT_FSIZE && limits.max_file_size) soft = *limits.max_file_size;
-  for (const Rlimit& r : limits.rlimits) {
-    if (r.resource == resource)
-      soft = r.soft == RLIM_INFINITY ? std::nullopt : std::optional(r.soft);
+// The RLIMIT_CPU (seconds) or RLIMIT_FSIZE the tool ran under, as rlimits_for set it: whether
+// from --cpu-time / --max-file-size or from --rlimit cpu=… / fsize=…, the last setting of a
+// resource is the one in force. nullopt when it was not set, or set unlimited.
+std::optional<child::RlimitSetting> effective_rlimit(const Limits& limits, int resource) {
+  std::optional<child::RlimitSetting> in_force;
+  for (const child::RlimitSetting& setting : rlimits_for(limits)) {
+    if (setting.resource == resource) in_force = setting;
   }
-  return soft;
-}
-
-// The hard RLIMIT_CPU (seconds) the tool ran under: --cpu-time's is a second above its soft one
-// (SIGXCPU first, SIGKILL a second later); --rlimit cpu=… sets its own.
-std::optional<rlim_t> cpu_hard_limit(const Limits& limits) {
-  std::optional<rlim_t> hard;
-  if (limits.cpu_time) hard = static_cast<rlim_t>(limits.cpu_time->count()) + 1;
-  for (const Rlimit& r : limits.rlimits) {
-    if (r.resource == RLIMIT_CPU)
-      hard = r.hard == RLIM_INFINITY ? std::nullopt : std::optional(r.hard);
-  }
-  return hard;
+  if (in_force && in_force->soft == RLIM_INFINITY) return std::nullopt;
+  return in_force;
 }
 
 // Names the limit behind what happened; a limit that fired turns the outcome into its own kind
@@ -73,7 +59,7 @@ std::optional<rlim_t> cpu_hard_limit(const Limits& limits) {
 // `signal_sent`: the last signal the caller (or the supervisor) sent; a death by it is theirs.
 void apply_limits(Result& result, const RunRecord& record, const Limits& limits, int signal_sent) {
   const bool killed = result.outcome == Outcome::signaled;
-  const std::optional<rlim_t> cpu_seconds = effective_rlimit(limits, RLIMIT_CPU);
+  const std::optional<child::RlimitSetting> cpu = effective_rlimit(limits, RLIMIT_CPU);
   const cgroup::Usage usage = record.cgroup_usage.value_or(cgroup::Usage{});
   if (record.timed_out) {
     result.outcome = Outcome::timeout;
@@ -89,11 +75,10 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits,
   // the hard limit, but the usage read back (cpuacct's user/system split, sampled in ticks)
   // has come out as low as 900 ms of a 1 s limit, so 80% of the hard limit is taken as met. (Of
   // the hard one: a tool that kills itself past the soft limit of --cpu-time is not the limit's.)
-  const std::optional<rlim_t> cpu_hard = cpu_hard_limit(limits);
-  if (killed && cpu_seconds && result.signal != signal_sent &&
+  if (killed && cpu && result.signal != signal_sent &&
       (result.signal == SIGXCPU ||
-       (result.signal == SIGKILL && cpu_hard &&
-        result.cpu_user_ms + result.cpu_sys_ms >= 800.0 * static_cast<double>(*cpu_hard)))) {
+       (result.signal == SIGKILL && cpu->hard != RLIM_INFINITY &&
+        result.cpu_user_ms + result.cpu_sys_ms >= 800.0 * static_cast<double>(cpu->hard)))) {
     result.outcome = Outcome::timeout;
     result.limit_hit = Limit::cpu_time;
     return;

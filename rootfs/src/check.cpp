@@ -1,9 +1,7 @@
 #include "rootfs/check.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "fd.hpp"
 #include "rootfs/elf.hpp"
 
 namespace jail::rootfs {
@@ -25,32 +24,12 @@ namespace fs = std::filesystem;
 
 enum class Presence { present, absent };
 
-// Owns a descriptor (rootfs has none of libjail's helpers).
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // As the tool inside the root would find it: RESOLVE_IN_ROOT makes '/' and '..' and absolute
 // symlinks stop at `root`, as they did for the tool after pivot_root.
 Presence in_root(int root, const LookedUp& lookup) {
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC | (lookup.final_link == FinalLink::not_followed ? O_NOFOLLOW : 0);
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  const long fd = ::syscall(SYS_openat2, root, lookup.path.c_str(), &how, sizeof how);
-  if (fd >= 0) {
-    ::close(static_cast<int>(fd));
-    return Presence::present;
-  }
+  const Fd found(open_in_root(
+      root, lookup.path, O_PATH | (lookup.final_link == FinalLink::not_followed ? O_NOFOLLOW : 0)));
+  if (found.valid()) return Presence::present;
   // Only "not there" counts; EACCES, ELOOP and the like are the tool's problem with a file
   // the root does have.
   return errno == ENOENT || errno == ENOTDIR ? Presence::absent : Presence::present;
@@ -60,15 +39,11 @@ Presence in_root(int root, const LookedUp& lookup) {
 // then its last component; `path` itself when that directory is not in the root. /bin/seq and
 // /usr/bin/seq lead to one place in a root with /bin -> usr/bin.
 std::string place_in_root(int root, const std::string& root_path, const std::string& path) {
-  open_how how{};
-  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
   const fs::path name(path);
-  const long fd = ::syscall(SYS_openat2, root, name.parent_path().c_str(), &how, sizeof how);
-  if (fd < 0) return path;
+  const Fd found(open_in_root(root, name.parent_path(), O_PATH | O_DIRECTORY));
+  if (!found.valid()) return path;
   std::error_code error;
-  const fs::path dir = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), error);
-  ::close(static_cast<int>(fd));
+  const fs::path dir = fs::read_symlink("/proc/self/fd/" + std::to_string(found.get()), error);
   const std::string text = dir.string();
   if (error || !text.starts_with(root_path)) return path;
   return (fs::path("/" + text.substr(root_path.size())) / name.filename()).lexically_normal();
@@ -179,10 +154,7 @@ bool holds(const MissingFile& dir, const std::vector<LookedUp>& lookups) {
 // The interpreter the kernel looks up when it runs `path` in the root: the one a #! line names,
 // or an ELF file's loader (PT_INTERP).
 std::optional<std::string> interpreter_in_root(int root, const std::string& path) {
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  const Fd found(static_cast<int>(::syscall(SYS_openat2, root, path.c_str(), &how, sizeof how)));
+  const Fd found(open_in_root(root, path, O_PATH));
   struct stat info {};
   // Only a regular file is opened for reading: a FIFO or device must not block or be disturbed.
   if (found.get() < 0 || ::fstat(found.get(), &info) != 0 || !S_ISREG(info.st_mode))

@@ -1,5 +1,7 @@
 #include "rootfs/elf.hpp"
 
+#include "fd.hpp"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -120,17 +122,10 @@ std::uint64_t file_offset(const std::vector<Elf64_Phdr>& loads, std::uint64_t ad
 }  // namespace
 
 std::optional<ElfInfo> read_elf(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid())
     throw std::runtime_error(fmt::format("cannot read {}: {}", file.string(), strerror(errno)));
-  try {
-    auto info = read_elf(fd, file);
-    ::close(fd);
-    return info;
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
+  return read_elf(fd.get(), file);
 }
 
 std::optional<ElfInfo> read_elf(int fd, const std::filesystem::path& file) {

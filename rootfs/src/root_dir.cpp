@@ -1,8 +1,6 @@
 #include "root_dir.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,26 +33,7 @@ std::vector<std::string> names_in(const fs::path& path) {
   return names;
 }
 
-int open_in_root(int root, const std::string& relative) {
-  open_how how{};
-  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(::syscall(SYS_openat2, root, relative.c_str(), &how, sizeof how));
-}
-
 }  // namespace
-
-Fd& Fd::operator=(Fd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
-  return *this;
-}
-
-Fd::~Fd() {
-  if (fd_ >= 0) ::close(fd_);
-}
 
 RootDir::RootDir(const fs::path& dir)
     : where_(dir), root_(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) {
@@ -68,14 +47,14 @@ Fd RootDir::directory(const fs::path& path) const {
   std::string so_far = ".";
   for (const std::string& name : names_in(path)) {
     so_far += "/" + name;
-    Fd next(open_in_root(root_.get(), so_far));
+    Fd next(open_in_root(root_.get(), so_far, O_PATH | O_DIRECTORY));
     if (!next.valid() && errno == ENOENT) {
       // Made in the directory the prefix resolved to; a racing maker is as good as this one.
       if (::mkdirat(current.get(), name.c_str(), 0755) != 0 && errno != EEXIST) {
         throw BuildError(fmt::format("cannot make {} in {}: {}", so_far.substr(1), where_.string(),
                                      std::strerror(errno)));
       }
-      next = Fd(open_in_root(root_.get(), so_far));
+      next = Fd(open_in_root(root_.get(), so_far, O_PATH | O_DIRECTORY));
     }
     if (!next.valid()) {
       throw BuildError(fmt::format("cannot use {} in {} as a directory: {}", so_far.substr(1),
@@ -103,7 +82,7 @@ std::optional<struct stat> RootDir::entry(const fs::path& path) const {
   if (names.empty()) return std::nullopt;
   std::string parent = ".";
   for (std::size_t i = 0; i + 1 < names.size(); ++i) parent += "/" + names[i];
-  const Fd dir(open_in_root(root_.get(), parent));
+  const Fd dir(open_in_root(root_.get(), parent, O_PATH | O_DIRECTORY));
   struct stat info {};
   if (!dir.valid() || ::fstatat(dir.get(), names.back().c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0)
     return std::nullopt;

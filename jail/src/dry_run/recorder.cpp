@@ -73,11 +73,9 @@ void check_apart(const fs::path& sessions, const std::string& host_dir) {
 // overlayfs takes a lower directory from inside the jail's user namespace only when nothing is
 // mounted below it (the mounts the namespace inherited are locked to their parents), and fails
 // with a bare EINVAL otherwise; say which mount is in the way, before anything is made.
-void check_no_mounts_below(const std::string& host_dir, const std::string& origin) {
-  std::ifstream in("/proc/self/mountinfo");
-  std::stringstream text;
-  text << in.rdbuf();
-  for (const std::string& point : mount_points(text.str())) {
+void check_no_mounts_below(const std::string& host_dir, const std::string& origin,
+                           const std::vector<std::string>& points) {
+  for (const std::string& point : points) {
     if (point == host_dir || !within(point, host_dir)) continue;
     throw Error("dry_run", EBUSY,
                 fmt::format("cannot dry-run {} ({}): {} is mounted inside it, and a dry run's "
@@ -156,6 +154,8 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   session.created = std::time(nullptr);
   session.state = "pending";
   std::vector<std::string> origins;  // what asked for each layer, for messages
+  std::vector<std::string> points;   // the host's mount points, read for the first layer
+  bool points_read = false;
   for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
     if (spec.mounts[i].kind != MountKind::bind) continue;
     const std::string host_dir = fs::weakly_canonical(spec.mounts[i].source).string();
@@ -166,7 +166,14 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
                               spec.mounts[i].source, spec.mounts[i].origin));
     }
     check_apart(sessions, host_dir);
-    check_no_mounts_below(host_dir, spec.mounts[i].origin);
+    if (!points_read) {
+      std::ifstream in("/proc/self/mountinfo");
+      std::stringstream text;
+      text << in.rdbuf();
+      points = mount_points(text.str());
+      points_read = true;
+    }
+    check_no_mounts_below(host_dir, spec.mounts[i].origin, points);
     recorder->layers_[i] = Layer{host_dir, upper_dir(session, session.binds.size()),
                                  work_dir(session, session.binds.size())};
     session.binds.push_back({host_dir, spec.mounts[i].target});
