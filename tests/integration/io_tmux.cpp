@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
@@ -86,6 +87,16 @@ std::string unique_socket() {
   return "jail-io-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
+// Where tmux puts the socket of `-L name`: $TMUX_TMPDIR (or /tmp), then tmux-UID. Worked out here
+// rather than asked of the server: a `display-message` sent while the new server was still
+// starting its pane once came back "server exited unexpectedly" in CI, failing a test before
+// jail had run at all.
+std::string socket_path_for(const std::string& name) {
+  const char* dir = std::getenv("TMUX_TMPDIR");
+  const std::string base = dir != nullptr && *dir != '\0' ? dir : "/tmp";
+  return base + "/tmux-" + std::to_string(::getuid()) + "/" + name;
+}
+
 }  // namespace
 
 std::optional<std::string> tmux_missing() {
@@ -96,15 +107,14 @@ std::optional<std::string> tmux_missing() {
          ran.out;
 }
 
-Tmux::Tmux(const std::string& command, int width, int height) : socket_(unique_socket()) {
+Tmux::Tmux(const std::string& command, int width, int height)
+    : socket_(unique_socket()), socket_path_(socket_path_for(socket_)) {
   const Ran ran =
       run_program({"tmux", "-L", socket_, "-f", "/dev/null", "new-session", "-d", "-s", "io", "-x",
                    std::to_string(width), "-y", std::to_string(height), command},
                   std::chrono::seconds(20));
   started_ = true;  // a server may be running even when the client failed
   if (ran.status != 0) throw std::runtime_error("tmux new-session failed: " + ran.out);
-  socket_path_ = tmux({"display-message", "-p", "#{socket_path}"});
-  while (!socket_path_.empty() && socket_path_.back() == '\n') socket_path_.pop_back();
 }
 
 Tmux::~Tmux() {
