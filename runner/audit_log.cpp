@@ -52,6 +52,7 @@ nlohmann::ordered_json spec_json(const Spec& spec) {
           {"mounts", mounts},
           {"tmp_size", spec.tmp_size_bytes},
           {"policy", spec.policy},
+          {"learn", spec.seccomp_mode == SeccompMode::learn},
           {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
           {"memory", spec.limits.memory_bytes.value_or(0)},
           {"pids", spec.limits.pids.value_or(0)},
@@ -95,7 +96,10 @@ std::string audit_record(const Spec& spec, const Result& result) {
       {"cwd", std::filesystem::current_path(error).string()},
       {"spec_digest", sha256(spec_text.dump())},
       {"policy", spec.seccomp_mode == SeccompMode::learn ? "learn" : spec.policy},
-      {"policy_digest", policy_digest(spec.policy)},
+      // A learning run applies no policy (it lets every call through and records it), so it has
+      // no policy to name a digest of; spec.policy is only the unused default there.
+      {"policy_digest",
+       spec.seccomp_mode == SeccompMode::learn ? std::string() : policy_digest(spec.policy)},
       {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
       {"limits", status["limits"]},
       {"outcome", status["outcome"]},

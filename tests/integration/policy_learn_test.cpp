@@ -176,6 +176,8 @@ TEST_P(PolicyLearnRun, ReportsAndLogsAsForJail) {
   EXPECT_EQ(json["exit_code"], 3) << json.dump();
   const auto record = nlohmann::json::parse(read_file(audit).value_or("{}"));
   EXPECT_EQ(record["policy"], "learn") << record.dump();
+  // No policy was applied: a digest here would be the unused default policy's.
+  EXPECT_EQ(record["policy_digest"], "") << record.dump();
   EXPECT_EQ(record["command"][0], "sh") << record.dump();
   bool logged = false;
   for (const auto& line : split_lines(read_file(log).value_or(""))) {
