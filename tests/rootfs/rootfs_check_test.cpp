@@ -3,6 +3,7 @@
 // it; a root that has everything reports nothing missing and exits 0; bad input exits 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -140,6 +141,36 @@ TEST_P(RootfsCheck, ALookupThatStopsAtTheFinalLinkNeedsOnlyTheLink) {
                        "/lstat-then-stat)\n"),
             std::string::npos)
       << describe(r);
+}
+
+// `cp -p`, `tar x` and `install` set times, owners and modes by path: each such call is a lookup
+// the root must answer. Their fd forms (futimens, AT_EMPTY_PATH) look nothing up and must not be
+// counted as paths that could not be read.
+TEST_P(RootfsCheck, CallsThatChangeAFilesTimesOwnerOrModeAreLookups) {
+  const std::string probe = std::string(JAIL_ROOTFS_PROBE_DIR) + "/metadata_lookups";
+  const std::string root = cwd_ / "root";
+  const RunResult built = jail_test::run_jail({"rootfs", "build", root, "--binary", probe});
+  ASSERT_EQ(built.exit_code, 0) << describe(built);
+  const std::string dir = cwd_ / "files";
+  fs::create_directories(dir);
+  std::vector<std::string> expected;
+  for (const std::string name : {"chmod", "chown", "fchmodat", "fchmodat2", "fchownat", "futimesat",
+                                 "lchown", "truncate", "utime", "utimensat", "utimes"}) {
+    jail_test::write_file(dir + "/" + name, "on the host only\n");
+    expected.push_back(dir + "/" + name);
+  }
+  const RunResult r = run({"rootfs", "check", root, "--", probe, dir});
+  EXPECT_TRUE(r.out.starts_with("done\n")) << describe(r);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  std::vector<std::string> missing = missing_section(r.out).paths;
+  std::sort(missing.begin(), missing.end());
+  EXPECT_EQ(missing, expected) << describe(r);
+  for (const std::string name : {"utimensat", "fchownat", "fchmodat2", "lchown"}) {
+    EXPECT_NE(r.out.find("  " + dir + "/" + name + "  (" + name + " "), std::string::npos)
+        << name << "\n"
+        << describe(r);
+  }
+  EXPECT_EQ(r.out.find("not checked:"), std::string::npos) << describe(r);
 }
 
 // The lines check suggests are what the next build needs: with them added, the same command

@@ -27,10 +27,19 @@ struct LookupCall {
   int empty_path_flags_arg;
   NoFollow no_follow = NoFollow::never;
   int flags_arg = -1;  // for NoFollow::at_flags, open_flags and open_how
+  // A NULL path makes the call act on the dirfd itself (futimens is utimensat(fd, NULL, …)).
+  // Such calls are kept in the kernel too.
+  bool null_path_is_fd = false;
 };
 
-// The kernel's faccessat takes no flags (glibc's faccessat(…, AT_SYMLINK_NOFOLLOW) is
-// faccessat2), and creat is O_CREAT|O_WRONLY|O_TRUNC: both follow the final link.
+// Linux 6.6's fchmodat (with flags; glibc 2.39 uses it for fchmodat(…, AT_SYMLINK_NOFOLLOW)),
+// newer than Debian 12's headers.
+inline constexpr int kSysFchmodat2 = 452;
+
+// The kernel's faccessat and fchmodat take no flags (glibc's faccessat(…, AT_SYMLINK_NOFOLLOW)
+// is faccessat2), and creat is O_CREAT|O_WRONLY|O_TRUNC: they follow the final link. The calls
+// that change a file's times, owner or mode are lookups too: `cp -p`, `tar x` and `install` set
+// them on paths the root must have.
 inline constexpr std::array kLookupCalls = {
     LookupCall{SYS_open, "open", -1, 0, -1, NoFollow::open_flags, 1},
     LookupCall{SYS_creat, "creat", -1, 0, -1},
@@ -49,6 +58,17 @@ inline constexpr std::array kLookupCalls = {
     LookupCall{SYS_readlinkat, "readlinkat", 0, 1, -1, NoFollow::always},
     LookupCall{SYS_chdir, "chdir", -1, 0, -1},
     LookupCall{SYS_statfs, "statfs", -1, 0, -1},
+    LookupCall{SYS_utimensat, "utimensat", 0, 1, 3, NoFollow::at_flags, 3, true},
+    LookupCall{SYS_futimesat, "futimesat", 0, 1, -1, NoFollow::never, -1, true},
+    LookupCall{SYS_utime, "utime", -1, 0, -1},
+    LookupCall{SYS_utimes, "utimes", -1, 0, -1},
+    LookupCall{SYS_fchownat, "fchownat", 0, 1, 4, NoFollow::at_flags, 4},
+    LookupCall{SYS_chown, "chown", -1, 0, -1},
+    LookupCall{SYS_lchown, "lchown", -1, 0, -1, NoFollow::always},
+    LookupCall{SYS_fchmodat, "fchmodat", 0, 1, -1},
+    LookupCall{kSysFchmodat2, "fchmodat2", 0, 1, 3, NoFollow::at_flags, 3},
+    LookupCall{SYS_chmod, "chmod", -1, 0, -1},
+    LookupCall{SYS_truncate, "truncate", -1, 0, -1},
 };
 
 [[nodiscard]] constexpr const LookupCall* find_lookup_call(int number) {

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,10 +28,19 @@ policy::Condition compare(int arg, std::uint64_t mask, policy::CmpOp op, std::ui
 std::optional<policy::Condition> kernel_only(const LookupCall& call, std::uint64_t start_envp) {
   if (call.number == SYS_execve)
     return compare(2, ~std::uint64_t{0}, policy::CmpOp::eq, start_envp);
+  std::vector<policy::Condition> on_the_fd;
   if (call.empty_path_flags_arg >= 0) {
-    return compare(call.empty_path_flags_arg, AT_EMPTY_PATH, policy::CmpOp::ne, 0);
+    on_the_fd.push_back(compare(call.empty_path_flags_arg, AT_EMPTY_PATH, policy::CmpOp::ne, 0));
   }
-  return std::nullopt;
+  if (call.null_path_is_fd) {
+    on_the_fd.push_back(compare(call.path_arg, ~std::uint64_t{0}, policy::CmpOp::eq, 0));
+  }
+  if (on_the_fd.empty()) return std::nullopt;
+  if (on_the_fd.size() == 1) return on_the_fd.front();
+  policy::Condition either;
+  either.kind = policy::Condition::Kind::any_of;
+  either.operands = std::move(on_the_fd);
+  return either;
 }
 
 void add_traced(std::vector<policy::Rule>& rules, const policy::Rule& allowed,
