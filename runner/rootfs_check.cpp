@@ -124,7 +124,13 @@ void print_report(const rootfs::CheckReport& report, const Lookups& lookups, std
                 out.c_str());
     for (const auto& file : report.missing) {
       std::printf("  %s  %s\n      add: %s\n", file.host_path.c_str(), names_of(file).c_str(),
-                  file.recipe_line.c_str());
+                  rootfs::to_toml(file.recipe).c_str());
+    }
+    if (report.missing.size() > 1) {
+      // Several `add:` lines may share a key, which a TOML file takes only once.
+      std::printf("all of them as recipe lines:\n");
+      for (const auto& entry : rootfs::merged_recipe(report.missing))
+        std::printf("  %s\n", rootfs::to_toml(entry).c_str());
     }
   }
   if (!report.optional.empty()) {

@@ -101,20 +101,14 @@ std::string toml_string(const std::string& text) {
   return quoted + '"';
 }
 
-std::string toml_list(const std::string& key, const std::vector<std::string>& values) {
-  std::vector<std::string> quoted;
-  for (const auto& value : values) quoted.push_back(toml_string(value));
-  return fmt::format("{} = [{}]", key, fmt::join(quoted, ", "));
-}
-
 // The recipe entry names the paths the tool used, not `host` with its symlinks resolved: the
 // builder adds a symlink together with what it points to, while a root with only the target
 // still fails the tool's lookup of /etc/os-release (-> ../usr/lib/os-release) or of
 // /usr/share/zoneinfo/UTC (-> Etc/UTC).
 // `place` says where a path leads in the root: of the paths that lead to one place, the first
 // is enough.
-std::string recipe_line(const fs::path& host, const std::vector<LookedUp>& lookups,
-                        const std::function<std::string(const std::string&)>& place) {
+RecipeEntry recipe_entry(const fs::path& host, const std::vector<LookedUp>& lookups,
+                         const std::function<std::string(const std::string&)>& place) {
   std::vector<std::string> names, places;
   for (const auto& lookup : lookups) {
     std::string where = place(lookup.path);
@@ -123,7 +117,7 @@ std::string recipe_line(const fs::path& host, const std::vector<LookedUp>& looku
     names.push_back(lookup.path);
   }
   std::error_code error;
-  if (fs::is_directory(host, error)) return toml_list("trees", names);
+  if (fs::is_directory(host, error)) return {"trees", names};
   std::optional<ElfInfo> elf;
   // Only a regular file is opened: the path came from the tool, and a FIFO or device it named
   // must not block or disturb the check.
@@ -136,11 +130,11 @@ std::string recipe_line(const fs::path& host, const std::vector<LookedUp>& looku
     // By soname, as the loader asks for it: the builder finds it as the loader does.
     for (const auto& name : names) {
       const std::string base = fs::path(name).filename().string();
-      if (is_library_name(base)) return toml_list("libraries", {base});
+      if (is_library_name(base)) return {"libraries", {base}};
     }
-    if (::access(host.c_str(), X_OK) == 0) return toml_list("binaries", names);
+    if (::access(host.c_str(), X_OK) == 0) return {"binaries", names};
   }
-  return toml_list("files", names);
+  return {"files", names};
 }
 
 // Whether the tree entry `dir` suggests holds every path the tool used for `lookups`.
@@ -289,7 +283,7 @@ CheckReport check_lookups(const fs::path& root, const std::vector<LookedUp>& loo
     const auto place = [&](const std::string& path) {
       return place_in_root(root_fd, root_path, path);
     };
-    files.push_back(MissingFile{host, names, recipe_line(host, names, place), 0,
+    files.push_back(MissingFile{host, names, recipe_entry(host, names, place), 0,
                                 optional_because(host, names)});
   }
   for (auto& file : files)
@@ -297,6 +291,28 @@ CheckReport check_lookups(const fs::path& root, const std::vector<LookedUp>& loo
   std::sort(report.probing.begin(), report.probing.end(),
             [](const LookedUp& a, const LookedUp& b) { return a.path < b.path; });
   return report;
+}
+
+std::string to_toml(const RecipeEntry& entry) {
+  std::vector<std::string> quoted;
+  for (const auto& value : entry.values) quoted.push_back(toml_string(value));
+  return fmt::format("{} = [{}]", entry.key, fmt::join(quoted, ", "));
+}
+
+std::vector<RecipeEntry> merged_recipe(const std::vector<MissingFile>& files) {
+  std::vector<RecipeEntry> merged;
+  for (const char* key : {"binaries", "libraries", "trees", "files"}) {
+    RecipeEntry entry{key, {}};
+    for (const MissingFile& file : files) {
+      if (file.recipe.key != key) continue;
+      for (const auto& value : file.recipe.values) {
+        if (std::find(entry.values.begin(), entry.values.end(), value) == entry.values.end())
+          entry.values.push_back(value);
+      }
+    }
+    if (!entry.values.empty()) merged.push_back(std::move(entry));
+  }
+  return merged;
 }
 
 }  // namespace jail::rootfs

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -23,21 +22,26 @@ using jail_test::RunResult;
 struct MissingSection {
   std::vector<std::string> paths;
   std::vector<std::string> recipe_lines;
+  std::vector<std::string> merged_lines;  // "all of them as recipe lines:"
 };
 
 MissingSection missing_section(const std::string& report) {
   MissingSection section;
-  bool inside = false;
+  bool inside = false, merged = false;
   for (const auto& line : jail_test::split_lines(report)) {
     if (line.starts_with("missing from ") &&
         line.find("present on the host") != std::string::npos) {
       inside = true;
-    } else if (inside && line.starts_with("      add: ")) {
+    } else if (inside && line == "all of them as recipe lines:") {
+      merged = true;
+    } else if (merged && line.starts_with("  ")) {
+      section.merged_lines.push_back(line.substr(2));
+    } else if (inside && !merged && line.starts_with("      add: ")) {
       section.recipe_lines.push_back(line.substr(11));
     } else if (inside && line.starts_with("  /")) {
       section.paths.push_back(line.substr(2, line.find("  (", 2) - 2));
     } else {
-      inside = false;
+      inside = merged = false;
     }
   }
   return section;
@@ -202,16 +206,11 @@ TEST_P(RootfsCheck, ARootRebuiltWithTheSuggestedLinesLacksNothing) {
   // The tree stands for both files the tool read from it.
   EXPECT_NE(r.out.find("and 2 more missing paths below it"), std::string::npos) << describe(r);
 
-  // One TOML key may appear once: the lines' lists are joined by key, as a reader would.
-  std::map<std::string, std::vector<std::string>> by_key;
-  for (const auto& line : missing.recipe_lines) {
-    const auto equals = line.find(" = [");
-    ASSERT_NE(equals, std::string::npos) << line;
-    ASSERT_TRUE(line.ends_with("]")) << line;
-    by_key[line.substr(0, equals)].push_back(line.substr(equals + 4, line.size() - equals - 5));
-  }
-  std::string recipe;
-  for (const auto& [key, lists] : by_key) recipe += key + " = [" + joined(lists, ", ") + "]\n";
+  // The three `add:` lines are all `files` or `trees`; a TOML file takes each key once, so the
+  // report joins them by key, and that block is the recipe used as it stands.
+  ASSERT_EQ(missing.recipe_lines.size(), 3u) << describe(r);
+  ASSERT_LT(missing.merged_lines.size(), 3u) << describe(r);
+  const std::string recipe = joined(missing.merged_lines, "\n") + "\n";
   jail_test::write_file(cwd_ / "suggested.toml", recipe);
   const std::string second = cwd_ / "root-rebuilt";
   const RunResult built = jail_test::run_jail(

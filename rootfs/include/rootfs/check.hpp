@@ -21,12 +21,20 @@ struct LookedUp {
   FinalLink final_link = FinalLink::followed;
 };
 
+// A recipe entry: `key = [values…]`, the key one of binaries, libraries, trees, files.
+struct RecipeEntry {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+// The entry as a TOML line.
+[[nodiscard]] std::string to_toml(const RecipeEntry& entry);
+
 // One host file (or directory) the root lacks, with every path the tool used for it.
 struct MissingFile {
   std::filesystem::path host_path;  // on the host, symlinks resolved: what to add
   std::vector<LookedUp> looked_up_as;
-  std::string
-      recipe_line;  // a recipe entry that would add it: binaries/libraries/trees/files = [...]
+  RecipeEntry recipe;      // what would add it
   std::size_t nested = 0;  // further missing paths below this directory, folded into it
   // Set when the C library does well without it (the loader cache, locale data, the time zone):
   // what it does instead. Such files are reported but do not make the check fail.
@@ -40,6 +48,10 @@ struct CheckReport {
   std::size_t present = 0;            // found in the root
   std::size_t provided = 0;  // under a mount the jail itself provides (/proc, /dev, /tmp, binds)
 };
+
+// The recipe entries of `files` joined by key, as one recipe must have them (TOML takes each key
+// once): binaries, libraries, trees, files, each value once, in the order found.
+[[nodiscard]] std::vector<RecipeEntry> merged_recipe(const std::vector<MissingFile>& files);
 
 // Why `root` cannot be used as a root for `jail --rootfs` (missing, not a directory, no mount
 // points for /proc, /dev, /tmp); nullopt when it can.
