@@ -7,8 +7,12 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <string>
+#include <system_error>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
@@ -72,9 +76,37 @@ Process::State::State() = default;
 Process::State::~State() = default;
 
 Process::Process(std::unique_ptr<State> state) : state_(std::move(state)) {
+  // The jail exists already: without a supervisor nothing would ever reap it or enforce its
+  // limits, so a failure here ends it before the caller hears of it.
+  const auto fail = [&](int err, const std::string& message) {
+    kill_and_reap(state_->pidfd.get(), state_->pid);
+    state_->waited = true;
+    throw Error("supervisor", err, message);
+  };
   state_->stop_relays = UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!state_->stop_relays.valid()) {
+    const int err = errno;
+    fail(err, fmt::format("cannot make the eventfd that ends the jail's relays: {}; the caller "
+                          "is out of file descriptors (raise RLIMIT_NOFILE)",
+                          std::strerror(err)));
+  }
   State* const shared = state_.get();
-  state_->supervisor_thread = std::thread([shared] { supervise(*shared); });
+  try {
+    state_->supervisor_thread = std::thread([shared] { supervise(*shared); });
+  } catch (const std::system_error& error) {
+    fail(error.code().value(),
+         fmt::format("cannot start the thread that supervises the jail: {}; the caller is at its "
+                     "limit of processes and threads (RLIMIT_NPROC, or its pids cgroup): raise "
+                     "it, or run fewer jails at once",
+                     std::strerror(error.code().value())));
+  }
+}
+
+Process::State& Process::state() const {
+  if (!state_) {
+    throw Error("process", EINVAL, "this Process was moved from: use the Process it was moved to");
+  }
+  return *state_;
 }
 
 Process::Process(Process&&) noexcept = default;
@@ -92,7 +124,7 @@ Process::~Process() {
 }
 
 pid_t Process::pid() const {
-  return state_->pid;
+  return state().pid;
 }
 
 void Process::kill(int signal) {
@@ -103,9 +135,10 @@ void Process::kill(int signal) {
   if (signal <= 0 || signal >= NSIG) {
     throw Error("kill", EINVAL, "kill(" + std::to_string(signal) + "): not a signal number");
   }
-  if (state_->waited) return;
-  note_signal(*state_, signal);
-  signal_tool(*state_, signal);
+  State& jail = state();
+  if (jail.waited) return;
+  note_signal(jail, signal);
+  signal_tool(jail, signal);
 }
 
 Result Process::wait() {
@@ -114,35 +147,43 @@ Result Process::wait() {
 }
 
 std::optional<Result> Process::wait_for(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(state_->mutex);
-  if (state_->reported) throw Error("wait", EINVAL, "this jail has already been waited for");
-  const auto ended = [&] { return state_->ended; };
+  State& jail = state();
+  std::unique_lock lock(jail.mutex);
+  const auto already_reported = [] {
+    return Error("wait", EINVAL,
+                 "this jail has already been waited for (by this or another thread): its Result "
+                 "is the one the first wait returned");
+  };
+  if (jail.reported) throw already_reported();
+  const auto ended = [&] { return jail.ended; };
   // A timeout past what the clock can add (wait() passes the largest) waits without one.
   const auto now = std::chrono::steady_clock::now();
   if (timeout >= std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::time_point::max() - now)) {
-    state_->supervisor_ended.wait(lock, ended);
-  } else if (!state_->supervisor_ended.wait_for(lock, timeout, ended)) {
+    jail.supervisor_ended.wait(lock, ended);
+  } else if (!jail.supervisor_ended.wait_for(lock, timeout, ended)) {
     return std::nullopt;
   }
-  state_->reported = true;
+  // Two threads may have waited at once: only the first takes the Result (and joins the thread).
+  if (jail.reported) throw already_reported();
+  jail.reported = true;
   lock.unlock();
-  state_->supervisor_thread.join();
-  if (state_->error) std::rethrow_exception(state_->error);
-  return std::move(state_->result);
+  jail.supervisor_thread.join();
+  if (jail.error) std::rethrow_exception(jail.error);
+  return std::move(jail.result);
 }
 
 int Process::stdin_fd() const {
-  return state_->stdio_pipes[0].get();
+  return state().stdio_pipes[0].get();
 }
 int Process::stdout_fd() const {
-  return state_->stdio_pipes[1].get();
+  return state().stdio_pipes[1].get();
 }
 int Process::stderr_fd() const {
-  return state_->stdio_pipes[2].get();
+  return state().stdio_pipes[2].get();
 }
 void Process::close_stdin() {
-  state_->stdio_pipes[0].reset();
+  state().stdio_pipes[0].reset();
 }
 
 }  // namespace jail

@@ -2,8 +2,11 @@
 // output to its end before waiting, waits late, reaps every child it has, assigns over a running
 // Process, has no reader on its stdout, or sends the tool signals of its own.
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <sstream>
@@ -206,6 +210,79 @@ TEST(LibrarySupervision, TheHostsOwnKillIsNotTakenForTheCpuLimit) {
   EXPECT_EQ(result.outcome, jail::Outcome::signaled) << jail::to_json(result);
   EXPECT_EQ(result.signal, SIGKILL) << jail::to_json(result);
   EXPECT_FALSE(result.limit_hit) << jail::to_json(result);
+}
+
+TEST(LibrarySupervision, OfTwoThreadsWaitingAtOnceOneGetsTheResultAndTheOtherIsTold) {
+  jail::Process process = jail::launch(shell("sleep 0.3; exit 4"));
+  std::atomic<int> results = 0, refusals = 0;
+  const auto waiter = [&] {
+    try {
+      if (process.wait().exit_code == 4) ++results;
+    } catch (const jail::Error& error) {
+      if (std::string(error.what()).find("already been waited for") != std::string::npos)
+        ++refusals;
+    }
+  };
+  std::thread first(waiter), second(waiter);
+  first.join();
+  second.join();
+  EXPECT_EQ(results, 1);
+  EXPECT_EQ(refusals, 1);
+}
+
+TEST(LibrarySupervision, AMovedFromProcessSaysSoInsteadOfCrashing) {
+  jail::Process process = jail::launch(shell("exit 0"));
+  jail::Process moved = std::move(process);
+  for (const auto& use : std::vector<std::function<void()>>{
+           [&] { (void)process.pid(); }, [&] { (void)process.wait(); },
+           [&] { process.kill(SIGTERM); }, [&] { (void)process.stdout_fd(); }}) {
+    try {
+      use();
+      ADD_FAILURE() << "a moved-from Process was used without an error";
+    } catch (const jail::Error& error) {
+      EXPECT_NE(std::string(error.what()).find("moved from"), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_EQ(moved.wait().exit_code, 0);
+}
+
+// A host at its limit of threads: the jail is cloned, but its supervisor thread cannot start.
+// The jail must not be left running unsupervised or unreaped, and the caller must learn why.
+TEST(LibrarySupervision, ASupervisorThatCannotStartEndsTheJailAndSaysWhy) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t host = ::fork();
+  ASSERT_GE(host, 0);
+  if (host == 0) {
+    ::close(report[0]);
+    // Two tasks for this uid: this process and the jail's init. The supervisor thread would be
+    // the third. (RLIMIT_NPROC counts every task of the real uid, which nothing else uses here.)
+    const rlimit two{2, 2};
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
+        ::setresuid(65534, 65534, 65534) != 0 || ::setrlimit(RLIMIT_NPROC, &two) != 0 ||
+        // As after an exec: a uid change without one leaves the process undumpable, and its
+        // jail's /proc files (the id maps jail writes) root's.
+        ::prctl(PR_SET_DUMPABLE, 1) != 0) {
+      ::_exit(120);
+    }
+    const jail::Result result = jail::run(shell("exit 0"));
+    int status = 0;
+    // ECHILD: the jail's init was reaped before the error reached the caller.
+    const bool reaped = ::waitpid(-1, &status, WNOHANG | __WALL) < 0 && errno == ECHILD;
+    const std::string text = jail::to_json(result) + (reaped ? "\nreaped" : "\nNOT REAPED");
+    (void)!::write(report[1], text.data(), text.size());
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  const std::string text = read_to_end(report[0], 60s);
+  ::close(report[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(host, &status, 0), host);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << text;
+  EXPECT_NE(text.find("\"outcome\":\"setup_error\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"step\":\"supervisor\""), std::string::npos) << text;
+  EXPECT_NE(text.find("RLIMIT_NPROC"), std::string::npos) << text;
+  EXPECT_TRUE(text.ends_with("\nreaped")) << text;
 }
 
 }  // namespace

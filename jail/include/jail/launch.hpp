@@ -21,13 +21,15 @@ class Process {
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
   // A Process that was never waited for is killed and reaped: nothing outlives its owner.
-  // Assigning over a Process does the same to the jail it held.
+  // Assigning over a Process does the same to the jail it held. Every member but the destructor
+  // throws jail::Error on a Process that was moved from.
   ~Process();
 
   // The host pid of the jail's init (the reaper that is PID 1 inside).
   [[nodiscard]] pid_t pid() const;
   // Waits until the jail has ended, then reports. Once it has reported, the Process is
-  // finished: a second call throws. The supervisor (timeouts, limits, seccomp answers, relays)
+  // finished: a second call throws, as does one that waited at the same time on another
+  // thread and lost the race. The supervisor (timeouts, limits, seccomp answers, relays)
   // runs on a thread of the Process's own from launch on, so the caller may do anything
   // meanwhile — read the tool's stdout to its end first, or wait late: the Result is the same.
   [[nodiscard]] Result wait();
@@ -46,6 +48,9 @@ class Process {
   void kill(int signal);
 
  private:
+  // The jail's state; throws jail::Error on a Process that was moved from.
+  [[nodiscard]] State& state() const;
+
   std::unique_ptr<State> state_;
 };
 
