@@ -256,10 +256,12 @@ TEST(LibrarySupervision, ASupervisorThatCannotStartEndsTheJailAndSaysWhy) {
   if (host == 0) {
     ::close(report[0]);
     // Two tasks for this uid: this process and the jail's init. The supervisor thread would be
-    // the third. (RLIMIT_NPROC counts every task of the real uid, which nothing else uses here.)
+    // the third. RLIMIT_NPROC counts every task of the real uid, so the uid is one no other test
+    // (nor anything on the host) runs as: the unprivileged tests' 65534 would make it racy.
+    constexpr uid_t kOwnUid = 64999;
     const rlimit two{2, 2};
-    if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
-        ::setresuid(65534, 65534, 65534) != 0 || ::setrlimit(RLIMIT_NPROC, &two) != 0 ||
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(kOwnUid, kOwnUid, kOwnUid) != 0 ||
+        ::setresuid(kOwnUid, kOwnUid, kOwnUid) != 0 || ::setrlimit(RLIMIT_NPROC, &two) != 0 ||
         // As after an exec: a uid change without one leaves the process undumpable, and its
         // jail's /proc files (the id maps jail writes) root's.
         ::prctl(PR_SET_DUMPABLE, 1) != 0) {
