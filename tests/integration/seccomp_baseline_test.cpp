@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
+#include <csignal>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -77,6 +78,14 @@ class SeccompBaseline : public CallerTest {
     Jailed unfiltered = jailed({"--policy", "none"}, {probe("sc_arch"), mode});
     std::printf("[ measured ] %s without a filter: exit %d, %s\n", mode.c_str(),
                 unfiltered.run.exit_code, trim(unfiltered.run.out).c_str());
+    // Some kernels (ia32_emulation=0, or a hypervisor that does not pass `int $0x80` on) end the
+    // probe with SIGSEGV before any filter could see the call: that ABI is closed to the tool
+    // already, and there is nothing for this test to show.
+    if (unfiltered.run.exit_code == 128 + SIGSEGV && !has(unfiltered.run.out, "after " + mode)) {
+      GTEST_SKIP() << "this kernel has no " << mode
+                   << " system call entry: the probe dies of SIGSEGV at `int $0x80` without any "
+                      "filter, so no call reaches seccomp for the filter to kill";
+    }
     ASSERT_TRUE(has(unfiltered.run.out, "after " + mode))
         << "the probe must come back without a filter, or this test proves nothing\n"
         << describe(unfiltered.run);
