@@ -258,6 +258,31 @@ TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
   for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
 }
 
+// runsc's parent-death signal is sent when the thread that cloned it ends. A host that launches
+// from a pool thread and waits elsewhere must still get the run's own end, not a runsc killed
+// when that thread returned.
+TEST(LibraryLaunch, ARunscJailOutlivesTheThreadThatLaunchedIt) {
+  if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
+    GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
+  }
+  jail::Spec spec = shell("sleep 1; echo finished");
+  spec.runtime = jail::Runtime::runsc;
+  std::optional<jail::Process> process;
+  std::thread launcher([&] { process.emplace(jail::launch(spec)); });
+  launcher.join();
+  ASSERT_TRUE(process.has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the launcher is long gone
+  const jail::Result result = process->wait();
+  EXPECT_EQ(result.outcome, jail::Outcome::exited) << jail::to_json(result);
+  EXPECT_EQ(result.exit_code, 0) << jail::to_json(result);
+  // The run has ended: every writer of the pipe is gone, and its few bytes are in it.
+  std::string out;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(process->stdout_fd(), buffer, sizeof buffer)) > 0;)
+    out.append(buffer, static_cast<std::size_t>(n));
+  EXPECT_EQ(out, "finished\n") << jail::to_json(result);
+}
+
 // Learning reads every syscall from the supervisor; under runsc none reach it, so a library
 // caller that asks for both is told so before anything runs, as `jail policy learn` is.
 TEST(LibraryLaunch, LearningUnderRunscIsRefused) {

@@ -30,6 +30,7 @@
 #include "child/timing.hpp"
 #include "jail/closed_stdio.hpp"
 #include "jail/error.hpp"
+#include "lasting_thread.hpp"
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
 #include "runsc/stale_runs.hpp"
@@ -65,6 +66,11 @@ constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
   // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
   // runsc's own watchdog).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // runsc starts with no signal blocked, whatever the thread it was cloned from blocks (the
+  // lasting thread blocks them all).
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
   // A session of its own, as a native jail's init has: a terminal's Ctrl-C (SIGINT to the
   // foreground group) would otherwise end runsc run and its gofer directly, before jail could
   // forward it to the tool. Its stdio is pipes; it needs no terminal.
@@ -239,10 +245,19 @@ Process launch_runsc(const Spec& spec) {
   clone.exit_signal = 0;
   clone_into(clone, state->cgroup);
   state->started = std::chrono::steady_clock::now();
-  const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);
-  if (pid == 0) exec_prepared(args[0], args, envp, stdio, debug_log.write.get(), cgroup_task_fds);
-  if (pid < 0)
-    throw Error("clone", errno, fmt::format("cannot start runsc: {}", std::strerror(errno)));
+  // Cloned from a thread that lasts as long as this process: runsc's parent-death signal must
+  // mean this process's end, not the end of the thread the caller launched from.
+  long pid = -1;
+  int clone_errno = 0;
+  on_lasting_thread([&] {
+    pid = ::syscall(SYS_clone3, &clone, sizeof clone);
+    if (pid == 0) exec_prepared(args[0], args, envp, stdio, debug_log.write.get(), cgroup_task_fds);
+    clone_errno = errno;
+  });
+  if (pid < 0) {
+    throw Error("clone", clone_errno,
+                fmt::format("cannot start runsc: {}", std::strerror(clone_errno)));
+  }
   state->pid = static_cast<pid_t>(pid);
   state->pidfd.reset(pidfd);
   timeline.mark(child::Phase::cloned);
