@@ -24,6 +24,7 @@ bool may_read(int terminal) {
 
 InputRelay::InputRelay(int source, UniqueFd sink, UniqueFd spare_reader)
     : source_(source),
+      reader_(source),
       sink_(std::move(sink)),
       keep_open_(std::move(spare_reader)),
       source_is_terminal_(::isatty(source) == 1),
@@ -34,7 +35,7 @@ InputRelay::InputRelay(int source, UniqueFd sink, UniqueFd spare_reader)
 pollfd InputRelay::poll_entry() const {
   if (!sink_.valid() || parked_until_) return {-1, 0, 0};
   if (pending_begin_ < pending_end_) return {sink_.get(), POLLOUT, 0};
-  return {source_, POLLIN, 0};
+  return {reader_.fd(), POLLIN, 0};
 }
 
 void InputRelay::on_ready() {
@@ -55,7 +56,7 @@ void InputRelay::read_chunk() {
     parked_until_ = Clock::now() + kBackgroundRecheck;
     return;
   }
-  const ssize_t n = ::read(source_, buffer_->data(), buffer_->size());
+  const ssize_t n = reader_.read_some(buffer_->data(), buffer_->size());
   if (n > 0) {
     pending_begin_ = 0;
     pending_end_ = static_cast<std::size_t>(n);

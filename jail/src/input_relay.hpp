@@ -13,6 +13,7 @@
 
 #include <poll.h>
 
+#include "caller_source.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -37,7 +38,8 @@ class InputRelay {
   void flush();
   void finish();
 
-  int source_;
+  int source_;  // the caller's fd itself, for the terminal checks
+  CallerSource reader_;
   UniqueFd sink_;
   // A second reader keeps the pipe's read side open: a tool that exits or closes its stdin
   // makes writes wait for room instead of raising SIGPIPE in the caller's process.

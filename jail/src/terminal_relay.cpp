@@ -20,7 +20,7 @@ constexpr std::size_t kChunk = 16 * 1024;
 
 TerminalRelay::TerminalRelay(UniqueFd master, int input, int output,
                              std::optional<std::uint64_t> cap)
-    : master_(std::move(master)), input_(input), output_(output), left_(cap) {
+    : master_(std::move(master)), input_(input), input_reader_(input), output_(output), left_(cap) {
   ::fcntl(master_.get(), F_SETFL, ::fcntl(master_.get(), F_GETFL) | O_NONBLOCK);
   terminal_ = input_ >= 0 && ::isatty(input_) ? input_ : (::isatty(output) ? output : -1);
   if (terminal_ >= 0 && ::tcgetattr(terminal_, &saved_) == 0) {
@@ -46,7 +46,8 @@ std::array<pollfd, 3> TerminalRelay::poll_entries() const {
         static_cast<short>((to_output_.empty() ? POLLIN : 0) | (to_master_.empty() ? 0 : POLLOUT));
     if (events != 0) entries[0] = {master_.get(), events, 0};
   }
-  if (input_ >= 0 && to_master_.empty() && !input_ended_) entries[1] = {input_, POLLIN, 0};
+  if (input_ >= 0 && to_master_.empty() && !input_ended_)
+    entries[1] = {input_reader_.fd(), POLLIN, 0};
   if (!to_output_.empty()) entries[2] = {output_.fd(), POLLOUT, 0};
   return entries;
 }
@@ -71,7 +72,7 @@ void TerminalRelay::read_master() {
 
 void TerminalRelay::read_input() {
   std::array<char, kChunk> buffer;
-  const ssize_t n = ::read(input_, buffer.data(), buffer.size());
+  const ssize_t n = input_reader_.read_some(buffer.data(), buffer.size());
   if (n > 0) {
     to_master_.assign(buffer.data(), static_cast<std::size_t>(n));
     write_master();

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "caller_sink.hpp"
+#include "caller_source.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -53,7 +54,8 @@ class TerminalRelay {
 
   UniqueFd master_;
   bool master_open_ = true;
-  int input_;
+  int input_;  // the caller's fd itself, -1 for none
+  CallerSource input_reader_;
   CallerSink output_;
   int terminal_;  // the caller's terminal (raw mode, window size), or -1
   bool restore_ = false;
