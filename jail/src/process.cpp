@@ -133,7 +133,9 @@ void Process::kill(int signal) {
                 "SIGSTOP cannot be forwarded: it would stop only the jail's init; send SIGTSTP");
   }
   if (signal <= 0 || signal >= NSIG) {
-    throw Error("kill", EINVAL, "kill(" + std::to_string(signal) + "): not a signal number");
+    throw Error(
+        "kill", EINVAL,
+        fmt::format("kill({}): not a signal number; give one from 1 to {}", signal, NSIG - 1));
   }
   State& jail = state();
   if (jail.waited) return;
