@@ -1,8 +1,10 @@
 #include "spec_check.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -200,6 +202,17 @@ void check_runsc(const Spec& spec, Problems& problems) {
                       "/dev is its own); mount it elsewhere, or use the native runtime",
                       mount.origin));
     }
+  }
+  // gVisor shows the tool the RLIMIT_CPU of the bundle's process.rlimits (`ulimit -t` prints
+  // it) but never arms it: a spinning tool ran on for ever where a native jail ends it after the
+  // limit. (It does arm one the tool sets itself.) Refused rather than not enforced.
+  const bool cpu_rlimit =
+      std::any_of(spec.limits.rlimits.begin(), spec.limits.rlimits.end(),
+                  [](const Rlimit& limit) { return limit.resource == RLIMIT_CPU; });
+  if (spec.limits.cpu_time || cpu_rlimit) {
+    problems.emplace_back(
+        "--cpu-time (RLIMIT_CPU) is not enforced under --runtime runsc: gVisor shows the limit "
+        "to the tool but never ends it; bound the run with --timeout, or use the native runtime");
   }
   if (spec.lookups == LookupTrace::record) {
     problems.emplace_back(

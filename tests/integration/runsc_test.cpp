@@ -232,6 +232,18 @@ TEST_F(Runsc, ToolIsNotTheHostsRoot) {
   }
 }
 
+// gVisor shows the tool a RLIMIT_CPU from the bundle but never ends it: refused, not run
+// unbounded (the spin would otherwise run until this test's own guard).
+TEST_F(Runsc, ACpuTimeLimitItWouldNotEnforceIsRefused) {
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--cpu-time", "1s"}, {"--rlimit", "cpu=1"}}) {
+    RunResult r = runsc(concat({{"--no-cwd"}, flags, {"--", "sh", "-c", "while :; do :; done"}}),
+                        {.timeout = 20s});
+    EXPECT_EQ(r.exit_code, 125) << describe(r);
+    EXPECT_NE(r.err.find("not enforced under --runtime runsc"), std::string::npos) << describe(r);
+  }
+}
+
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
   TempDir work;
   write_file(work / "script.py",
