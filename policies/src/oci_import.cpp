@@ -397,6 +397,35 @@ class Importer {
   }
 
   // The entry's condition as the jail evaluates it: 32-bit arguments on their low half.
+  // How much an action refuses: a name that falls to a default that refuses less is a hole.
+  static int strictness(const Action& action) {
+    switch (action.kind) {
+      case ActionKind::allow:
+      case ActionKind::log:
+        return 0;
+      case ActionKind::errno_code:
+      case ActionKind::trap:
+        return 1;
+      case ActionKind::kill:
+        return 2;
+    }
+    return 2;
+  }
+
+  // `title` and the names, wrapped as comment lines; nothing when there are no names.
+  static std::string name_list(const std::string& title, const std::vector<std::string>& names) {
+    if (names.empty()) return "";
+    std::string out, line = title;
+    for (const auto& n : names) {
+      if (line.size() + n.size() + 1 > kLineWidth) {
+        out += line + "\n";
+        line = "#  ";
+      }
+      line += " " + n;
+    }
+    return out + line + "\n";
+  }
+
   static Condition jail_condition(const Entry& e, int nr) {
     Condition c;
     c.kind = Condition::Kind::all_of;
@@ -414,6 +443,20 @@ class Importer {
     for (std::size_t i = 0; i < entries_.size(); ++i) {
       for (const auto& name : entries_[i].names) {
         auto nr = syscall_number(name);
+        if (!nr && !known_on_some_architecture(name)) {
+          // Left out, the name falls to the default: harmless where the entry allows more than
+          // the default does, a hole where it refuses what the default lets through.
+          if (strictness(entries_[i].action) > strictness(default_)) {
+            fail("syscalls[" + std::to_string(entries_[i].index) + "]",
+                 "'" + name + "' is no system call on any architecture libseccomp knows (a typo, " +
+                     "or one newer than this jail): left out, it would fall to the default " +
+                     to_string(default_) + " instead of " + to_string(entries_[i].action) +
+                     "; correct or remove the name");
+          }
+          if (std::find(unknown_.begin(), unknown_.end(), name) == unknown_.end())
+            unknown_.push_back(name);
+          continue;
+        }
         if (!nr || *nr < 0) {
           if (std::find(not_native_.begin(), not_native_.end(), name) == not_native_.end())
             not_native_.push_back(name);
@@ -513,17 +556,10 @@ class Importer {
         "kill,\n# TIOCSTI → EPERM, …), and arguments the kernel reads as 32-bit ints are "
         "compared on their\n# low 32 bits, where libseccomp compares all 64.\n";
     for (const auto& l : left_out_) out += comment("Left out: " + l + ".");
-    if (!not_native_.empty()) {
-      std::string line = "# Not x86_64 syscalls, left out:";
-      for (const auto& n : not_native_) {
-        if (line.size() + n.size() + 1 > kLineWidth) {
-          out += line + "\n";
-          line = "#  ";
-        }
-        line += " " + n;
-      }
-      out += line + "\n";
-    }
+    out += name_list("# Not x86_64 syscalls, left out:", not_native_);
+    out += name_list(
+        "# Unknown names, left out (they fall to the default, which refuses at least as much):",
+        unknown_);
     out += "\ndefault " + to_string(default_) + "\n";
     for (std::size_t i = 0; i < entries_.size(); ++i) {
       const Entry& e = entries_[i];
@@ -585,6 +621,7 @@ class Importer {
   bool from_config_ = false;
   Action default_;
   std::string default_libseccomp_;
+  std::vector<std::string> unknown_;  // names no architecture has
   std::string source_default_, default_note_;
   std::vector<std::string> other_arches_;
   std::vector<Entry> entries_;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <string>
 
 namespace jail::policy {
 namespace {
@@ -144,6 +145,12 @@ constexpr Narrow kNarrowArgs[] = {
 };
 
 }  // namespace
+
+bool known_on_some_architecture(std::string_view name) {
+  // Calls not on the native architecture resolve to libseccomp's negative pseudo numbers.
+  return syscall_number(name).has_value() ||
+         seccomp_syscall_resolve_name(std::string(name).c_str()) != __NR_SCMP_ERROR;
+}
 
 std::optional<int> syscall_number(std::string_view name) {
   const auto& t = table();

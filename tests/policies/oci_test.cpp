@@ -453,6 +453,33 @@ TEST(OciImport, KernelErrnoAndNewestNamesAreChecked) {
   }
 }
 
+// A name no architecture has (a typo, or a call newer than the jail) in an entry that refuses
+// what the default allows would, left out, let the call through: refused. Where the default
+// refuses at least as much, it is left out and named as unknown, not as another architecture's.
+TEST(OciImport, AnUnknownNameThatWouldOpenAHoleIsRefused) {
+  try {
+    (void)import_json(json::parse(R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+                                      {"names": ["ptrace", "opne"],
+                                       "action": "SCMP_ACT_KILL_PROCESS"}]})"),
+                      "typo.json");
+    ADD_FAILURE() << "a deny-list entry with an unknown name was imported";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("'opne' is no system call"), std::string::npos)
+        << e.what();
+  }
+  ImportTarget target;
+  target.kernel_release = "6.18.0";
+  const std::string allow_list = import_oci_seccomp(R"({"defaultAction": "SCMP_ACT_ERRNO",
+      "syscalls": [{"names": ["read", "opne", "socketcall"], "action": "SCMP_ACT_ALLOW"}]})",
+                                                    "allow.json", target);
+  EXPECT_NE(allow_list.find("# Unknown names, left out (they fall to the default, which refuses "
+                            "at least as much): opne"),
+            std::string::npos)
+      << allow_list;
+  EXPECT_NE(allow_list.find("# Not x86_64 syscalls, left out: socketcall"), std::string::npos)
+      << allow_list;
+}
+
 // An entry is skipped as "the default's" only when libseccomp sees the same action, as runc
 // does: an unconditional SCMP_ACT_KILL (KILL_THREAD) under a KILL_PROCESS default is a rule of
 // its own there, which overrides a conditional ALLOW of the same call. The import dropped it

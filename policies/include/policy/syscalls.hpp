@@ -12,6 +12,9 @@ namespace jail::policy {
 // The name, or "syscall_<nr>" when no table knows it.
 [[nodiscard]] std::string syscall_name(int nr);
 [[nodiscard]] const std::vector<std::string>& all_syscall_names();
+// Whether libseccomp knows `name` on any architecture (socketcall is i386's, arm_fadvise64_64
+// arm's): a name it knows nowhere is a typo, or newer than this jail.
+[[nodiscard]] bool known_on_some_architecture(std::string_view name);
 
 // True when the kernel reads argument `arg` of `nr` as a 32-bit int, so only its low half
 // can be compared (ioctl's request, socket's domain, …).
