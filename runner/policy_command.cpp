@@ -1,6 +1,7 @@
 #include "policy_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -111,11 +112,16 @@ bool write_output(const std::string& path, const std::string& text, std::string_
     std::cout << text;
     return true;
   }
+  errno = 0;
   std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
+  if (out) {
+    out << text;
+    out.close();
+  }
   if (!out) {
-    std::cerr << "jail policy " << command << ": cannot write " << path << "\n";
+    const int err = errno;
+    std::cerr << "jail policy " << command << ": cannot write " << path
+              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
     return false;
   }
   return true;

@@ -2,6 +2,8 @@
 // including file or by shipped name), syscall names, constants and errno names, and collects
 // every error with its position before deciding that the policy is unusable.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -381,11 +383,15 @@ LoadResult try_load_policy(std::string_view name_or_path) {
     }
     return load_source(shipped_source(*f));
   }
+  errno = 0;
   std::ifstream in(arg);
   if (!in) {
+    const int err = errno;
     LoadResult r;
-    r.diagnostics.push_back(
-        Diagnostic{Severity::error, SourceLocation{arg, 0, 0}, "cannot read the policy file", ""});
+    r.diagnostics.push_back(Diagnostic{Severity::error, SourceLocation{arg, 0, 0},
+                                       std::string("cannot read the policy file") +
+                                           (err != 0 ? ": " + std::string(std::strerror(err)) : ""),
+                                       ""});
     return r;
   }
   std::stringstream buf;

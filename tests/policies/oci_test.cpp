@@ -1021,6 +1021,16 @@ TEST_F(OciCli, ErrorsExitOneWithTheReason) {
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.err.find("cannot express"), std::string::npos) << refused.err;
   EXPECT_EQ(run({"export", "minimal", "--format", "docker"}).code, 2);
+  // The reason, not only the path.
+  CliRun unwritable = run({"export", "minimal", "-o", dir_ + "/no-such-dir/out.json"});
+  EXPECT_EQ(unwritable.code, 1);
+  EXPECT_NE(unwritable.err.find("out.json: No such file or directory"), std::string::npos)
+      << unwritable.err;
+  CliRun no_policy = run({"export", dir_ + "/nosuch.policy"});
+  EXPECT_EQ(no_policy.code, 1);
+  EXPECT_NE(no_policy.err.find("cannot read the policy file: No such file or directory"),
+            std::string::npos)
+      << no_policy.err;
 }
 
 }  // namespace
