@@ -244,6 +244,26 @@ TEST_F(Runsc, ACpuTimeLimitItWouldNotEnforceIsRefused) {
   }
 }
 
+// A directory two levels below a tmpfs exists in the jail when a later mount's point is below
+// it: runsc makes those directories as the native run does. The working directory check took
+// them for missing and refused the run.
+TEST_F(Runsc, AWorkingDirectoryMadeForAMountBelowATmpfsIsEntered) {
+  TempDir work;
+  RunResult bound = runsc({"--no-cwd", "--tmpfs", "/scratch", "--ro-bind",
+                           work.path() + ":/scratch/a/b", "--cwd", "/scratch/a/b", "--", "pwd"});
+  EXPECT_EQ(bound.exit_code, 0) << describe(bound);
+  EXPECT_EQ(bound.out, "/scratch/a/b\n") << describe(bound);
+  // The caller's own directory, deep in /tmp (the jail's /tmp is its own), bound at its path.
+  char tmp_template[] = "/tmp/jail-runsc-cwd-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmp_template), nullptr);
+  const std::string deep = std::string(tmp_template) + "/deep/y";
+  std::filesystem::create_directories(deep);
+  RunResult here = runsc({"--", "pwd"}, {.cwd = deep});
+  std::filesystem::remove_all(tmp_template);
+  EXPECT_EQ(here.exit_code, 0) << describe(here);
+  EXPECT_EQ(here.out, deep + "\n") << describe(here);
+}
+
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
   TempDir work;
   write_file(work / "script.py",

@@ -50,7 +50,10 @@ class Resolver {
       const std::string below = path.size() > target.size() ? path.substr(target.size() + 1) : "";
       if (op.kind == child::OpKind::proc) return {Place::Kind::proc, {}, false, target};
       if (op.kind != child::OpKind::bind) {
-        return {below.empty() ? Place::Kind::fresh : Place::Kind::nothing,
+        // Empty but for the mount points of later mounts below it (the cwd bind at
+        // /tmp/a/b makes /tmp/a in the jail's /tmp), which are directories there.
+        const bool made = below.empty() || leads_to_a_later_mount(i, path);
+        return {made ? Place::Kind::fresh : Place::Kind::nothing,
                 {},
                 false,
                 "the jail's own " + target};
@@ -104,6 +107,14 @@ class Resolver {
   }
 
  private:
+  // Whether a mount after op `index` has its target at or below `path`.
+  [[nodiscard]] bool leads_to_a_later_mount(std::size_t index, const std::string& path) const {
+    for (std::size_t j = index + 1; j < plan_.op_count; ++j) {
+      if (jail_path_within(descriptions_[j].target, path)) return true;
+    }
+    return false;
+  }
+
   static void push_components(const std::string& path, std::vector<std::string>& pending) {
     std::vector<std::string> parts;
     std::size_t start = 0;
