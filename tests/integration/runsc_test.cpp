@@ -264,6 +264,23 @@ TEST_F(Runsc, AWorkingDirectoryMadeForAMountBelowATmpfsIsEntered) {
   EXPECT_EQ(here.out, deep + "\n") << describe(here);
 }
 
+// The caller's --rootfs is never written to: natively it is mounted read-only and a mount point
+// it lacks is refused; runsc's gofer would make that point in the caller's directory, as root.
+TEST_F(Runsc, AMountPointTheCallersRootLacksIsRefusedNotMade) {
+  TempDir work;
+  const std::string root = work / "root";
+  ASSERT_EQ(run_jail({"rootfs", "build", root, "--recipe", "shell"}).exit_code, 0);
+  RunResult r = runsc(
+      {"--rootfs", root, "--no-cwd", "--ro-bind", work.path() + ":/newdir/sub", "--", "true"});
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_NE(r.err.find("the mount point /newdir/sub is not in --rootfs"), std::string::npos)
+      << describe(r);
+  EXPECT_FALSE(std::filesystem::exists(root + "/newdir")) << "runsc made it in the caller's root";
+  RunResult fine = runsc({"--rootfs", root, "--no-cwd", "--", "sh", "-c", "echo ok"});
+  EXPECT_EQ(fine.exit_code, 0) << describe(fine);
+  EXPECT_EQ(fine.out, "ok\n") << describe(fine);
+}
+
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
   TempDir work;
   write_file(work / "script.py",

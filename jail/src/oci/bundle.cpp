@@ -16,6 +16,7 @@
 #include "identity.hpp"
 #include "jail/error.hpp"
 #include "oci/host_etc.hpp"
+#include "oci/rootfs_mount_points.hpp"
 #include "oci/working_directory.hpp"
 #include "plan_builder.hpp"
 #include "rlimits.hpp"
@@ -263,6 +264,8 @@ void fill_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& se
   std::vector<bool> in_rootfs;
   if (spec.rootfs) {
     root_path = *spec.rootfs;
+    check_rootfs_mount_points(const_cast<PlanBuilder&>(layout->builder).plan(),
+                              layout->builder.descriptions(), *spec.rootfs);
   } else {
     in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", use);
   }
