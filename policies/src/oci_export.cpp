@@ -197,6 +197,10 @@ std::vector<const Rule*> ordered_rules(const Policy& policy, int nr) {
 
 }  // namespace
 
+bool runsc_enosys_is_eperm(const Policy& policy) {
+  return ptrace_can_run(policy);
+}
+
 json export_runsc_seccomp(const Policy& policy) {
   const RunscActions actions{.enosys_by_trace = !ptrace_can_run(policy)};
   json out;

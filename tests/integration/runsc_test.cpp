@@ -281,6 +281,20 @@ TEST_F(Runsc, AMountPointTheCallersRootLacksIsRefusedNotMade) {
   EXPECT_EQ(fine.out, "ok\n") << describe(fine);
 }
 
+// A policy that lets ptrace run makes runsc answer ENOSYS rules with EPERM (see
+// export_runsc_seccomp), clone3's among them, so glibc starts no threads: the caller is told.
+TEST_F(Runsc, APolicyThatLetsPtraceRunIsWarnedAboutThreads) {
+  TempDir work;
+  write_file(work / "traced.policy", "include \"default\"\nallow ptrace\n");
+  RunResult r = runsc({"--no-cwd", "--policy", work / "traced.policy", "--", "true"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.err.find("lets ptrace run, so under runsc its ENOSYS answers are EPERM"),
+            std::string::npos)
+      << describe(r);
+  RunResult quiet = runsc({"--no-cwd", "--", "true"});
+  EXPECT_EQ(quiet.err.find("lets ptrace run"), std::string::npos) << describe(quiet);
+}
+
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
   TempDir work;
   write_file(work / "script.py",

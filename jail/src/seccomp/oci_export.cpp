@@ -39,7 +39,16 @@ OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader) {
   }
   try {
     auto policy = std::make_shared<const policy::Policy>(policy::load_policy(policy_name));
-    if (reader == OciReader::runsc) return {policy::export_runsc_seccomp(*policy), policy};
+    if (reader == OciReader::runsc) {
+      if (policy::runsc_enosys_is_eperm(*policy)) {
+        jail::log().warn(
+            "policy {} lets ptrace run, so under runsc its ENOSYS answers are EPERM (a tracer "
+            "could let an SCMP_ACT_TRACE call through): clone3 then fails with EPERM and glibc "
+            "starts no threads; refuse ptrace in the policy, or use the native runtime",
+            policy_name);
+      }
+      return {policy::export_runsc_seccomp(*policy), policy};
+    }
     return {portable(policy::export_oci_seccomp(*policy)), policy};
   } catch (const policy::PolicyError& error) {
     throw Error(

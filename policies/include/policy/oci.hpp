@@ -63,5 +63,8 @@ class ExportError : public std::runtime_error {
 // runsc refuses SCMP_ACT_KILL_PROCESS: `kill` is SCMP_ACT_TRAP, whose uncaught SIGSYS ends the
 // process. Throws ExportError as export_oci_seccomp does.
 [[nodiscard]] nlohmann::json export_runsc_seccomp(const Policy& policy);
+// Whether export_runsc_seccomp writes `policy`'s `errno ENOSYS` rules as EPERM (the policy lets
+// ptrace run). The baseline's clone3 → ENOSYS is one: glibc then starts no threads under runsc.
+[[nodiscard]] bool runsc_enosys_is_eperm(const Policy& policy);
 
 }  // namespace jail::policy
