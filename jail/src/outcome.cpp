@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "child/exec.hpp"
 #include "rlimits.hpp"
 #include "runsc/exec_failure.hpp"
 #include "runsc/sandbox.hpp"
@@ -150,11 +151,16 @@ Result decide_result(const RunRecord& record, const Process::State& state) {
       // message on stderr and in its log: a command not found or not executable is told apart
       // there, and answered as a native run answers it (127, 126).
       result.outcome = Outcome::setup_error;
-      const std::optional<int> err = exec_errno_in_runsc_error(state.runsc->gate().take_written());
-      result.error = err ? describe_exec_failure(*err, state.context)
-                         : SetupFailure{"runsc", 0,
-                                        "runsc could not start the sandbox (exit 128); its own "
-                                        "message is above on stderr"};
+      const std::optional<RunscExecFailure> failure =
+          exec_failure_in_runsc_error(state.runsc->gate().take_written());
+      // A load of a file the jail holds that finds "no such file": its interpreter is missing.
+      const int detail = failure && failure->loading && state.runsc->command_found()
+                             ? child::kExecCommandExists
+                             : -1;
+      result.error = failure ? describe_exec_failure(failure->err, state.context, detail)
+                             : SetupFailure{"runsc", 0,
+                                            "runsc could not start the sandbox (exit 128); its "
+                                            "own message is above on stderr"};
       return result;
     }
     if (code > 128 && code < 128 + 65) {

@@ -116,6 +116,37 @@ TEST_F(Runsc, ExitCodesAreTheNativeOnes) {
   EXPECT_EQ(not_executable.exit_code, 126) << describe(not_executable);
 }
 
+// runsc says "failed to load X: no such file or directory" both for a command that is not there
+// and for one whose #! interpreter is not: jail tells them apart from the bundle, as a native
+// run does (`cannot execute ... the interpreter its #! line names`), where both were "command not
+// found: X does not exist inside the jail".
+TEST_F(Runsc, AMissingInterpreterIsToldFromAMissingCommand) {
+  TempDir work;
+  write_file(work / "orphan.sh", "#!/no/such/interpreter\necho ran\n", 0755);
+  const std::string bind = work.path() + ":/w";
+  const auto says_interpreter = [](const RunResult& r) {
+    return r.exit_code == 127 && r.err.find("the interpreter its #! line names") != r.err.npos;
+  };
+  for (const std::vector<std::string>& how :
+       {std::vector<std::string>{"--cwd", "/w", "--", "/w/orphan.sh"},
+        std::vector<std::string>{"--cwd", "/w", "--", "./orphan.sh"},
+        std::vector<std::string>{"--cwd", "/usr", "--", "../w/../w/orphan.sh"},
+        std::vector<std::string>{"--env", "PATH=/w:/usr/bin", "--cwd", "/", "--", "orphan.sh"}}) {
+    std::vector<std::string> args{"--ro-bind", bind};
+    args.insert(args.end(), how.begin(), how.end());
+    const RunResult r = runsc(args);
+    EXPECT_TRUE(says_interpreter(r)) << how.back() << ": " << describe(r);
+  }
+  // Not there at all, by path, through the root's /bin link and through a bind.
+  for (const std::string command : {"/w/none.sh", "/bin/no-such-tool", "./none.sh"}) {
+    const RunResult r = runsc({"--ro-bind", bind, "--cwd", "/w", "--", command});
+    EXPECT_EQ(r.exit_code, 127) << describe(r);
+    EXPECT_NE(r.err.find("command not found: " + command + " does not exist inside the jail"),
+              std::string::npos)
+        << describe(r);
+  }
+}
+
 // The sentry logs a made-up file name verbatim, so a tool can put a line of its own saying how it
 // "ended" into the log. The sentry's own line comes last — unless the sentry is killed first, as
 // the memory limit does here (a bounded 400 MiB, over the 300 MiB limit): the forged exit 42

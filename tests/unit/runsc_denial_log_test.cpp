@@ -172,23 +172,35 @@ TEST(RunscDenialLog, TheLastExitLineIsTheToolsEnd) {
 }
 
 // runsc exits 128 for its own failures; a command not found or not executable is told apart by
-// its words, in its --log's JSON lines or its stderr.
-TEST(RunscExecFailure, NamesTheExecsErrno) {
-  EXPECT_EQ(exec_errno_in_runsc_error(
-                R"({"msg":"running container: starting container: starting root container: )"
-                R"(starting sandbox: error finding executable \"nope\" in PATH [/usr/bin]: no )"
-                R"(such file or directory","level":"error","time":"2026-11-30T05:55:55Z"})"
-                "\n"),
-            ENOENT);
-  EXPECT_EQ(exec_errno_in_runsc_error("running container: starting sandbox: creating process: "
-                                      "failed to load /etc/passwd: permission denied\n"),
-            EACCES);
-  EXPECT_EQ(exec_errno_in_runsc_error("creating process: failed to load /x: exec format error"),
-            ENOEXEC);
-  EXPECT_FALSE(exec_errno_in_runsc_error(R"({"msg":"creating container: cannot create gofer )"
-                                         R"(process: no such file or directory"})")
+// its words, in its --log's JSON lines or its stderr, and so is a search of PATH from a load.
+TEST(RunscExecFailure, NamesTheExecsErrnoAndStep) {
+  const auto failure = exec_failure_in_runsc_error(
+      R"({"msg":"running container: starting container: starting root container: )"
+      R"(starting sandbox: error finding executable \"nope\" in PATH [/usr/bin]: no )"
+      R"(such file or directory","level":"error","time":"2026-11-30T05:55:55Z"})"
+      "\n");
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->err, ENOENT);
+  EXPECT_FALSE(failure->loading);
+  const auto denied = exec_failure_in_runsc_error(
+      "running container: starting sandbox: creating process: "
+      "failed to load /etc/passwd: permission denied\n");
+  ASSERT_TRUE(denied.has_value());
+  EXPECT_EQ(denied->err, EACCES);
+  EXPECT_TRUE(denied->loading);
+  const auto missing =
+      exec_failure_in_runsc_error("creating process: failed to load /x: no such file or directory");
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_EQ(missing->err, ENOENT);
+  EXPECT_TRUE(missing->loading);
+  const auto format =
+      exec_failure_in_runsc_error("creating process: failed to load /x: exec format error");
+  ASSERT_TRUE(format.has_value());
+  EXPECT_EQ(format->err, ENOEXEC);
+  EXPECT_FALSE(exec_failure_in_runsc_error(R"({"msg":"creating container: cannot create gofer )"
+                                           R"(process: no such file or directory"})")
                    .has_value());
-  EXPECT_FALSE(exec_errno_in_runsc_error("").has_value());
+  EXPECT_FALSE(exec_failure_in_runsc_error("").has_value());
 }
 
 }  // namespace

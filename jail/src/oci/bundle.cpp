@@ -257,8 +257,8 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
 }
 
 // Everything in the bundle's directory: the rootfs, then config.json.
-void fill_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
-                 BundleUse use) {
+BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
+                        BundleUse use) {
   const auto layout = native_layout(spec);
   std::string root_path = "rootfs";
   std::vector<bool> in_rootfs;
@@ -269,12 +269,20 @@ void fill_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& se
   } else {
     in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", use);
   }
-  check_working_directory(
-      const_cast<PlanBuilder&>(layout->builder).plan(), layout->builder.descriptions(), in_rootfs,
-      spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs", normalize_jail_path(spec.cwd));
+  const child::Plan& plan = const_cast<PlanBuilder&>(layout->builder).plan();
+  const fs::path root = spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs";
+  const std::string cwd = normalize_jail_path(spec.cwd);
+  check_working_directory(plan, layout->builder.descriptions(), in_rootfs, root, cwd);
+  BundleFacts facts;
+  if (const std::string& command = spec.argv.front(); command.find('/') != std::string::npos) {
+    // Not normalized: the walk takes "." and ".." as the jail would.
+    facts.command_found = exists_in_jail(plan, layout->builder.descriptions(), in_rootfs, root,
+                                         command.starts_with('/') ? command : cwd + "/" + command);
+  }
   const nlohmann::json config = config_for(*layout, spec, root_path, seccomp, in_rootfs);
   const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";
   write_text(dir / "config.json", text.data(), text.size());
+  return facts;
 }
 
 }  // namespace
@@ -294,11 +302,11 @@ fs::path run_bundle_parent() {
   return {};
 }
 
-void write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
-                  BundleUse use) {
+BundleFacts write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
+                         BundleUse use) {
   make_bundle_directory(dir);
   try {
-    fill_bundle(spec, dir, seccomp, use);
+    return fill_bundle(spec, dir, seccomp, use);
   } catch (...) {
     // Nothing half written stays: the directory was new or empty, and is left empty.
     std::error_code ignored;

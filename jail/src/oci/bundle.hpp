@@ -21,11 +21,20 @@ namespace jail::oci {
 // is indented.
 enum class BundleUse { run_once, kept };
 
+// What writing a bundle learnt of the jail it lays out, for telling a failure apart later.
+struct BundleFacts {
+  // The command, when given as a path (relative ones from the working directory), names a file
+  // in the jail; always true for a bare name, which the runtime looks for on PATH itself. The
+  // runtime's "cannot load it: no such file" then means its #! interpreter or ELF loader is
+  // missing, as a native run tells (runsc says the same words for both).
+  bool command_found = true;
+};
+
 // Writes DIR/config.json and DIR/rootfs (the mount points, links and generated /etc files of the
 // host-minimal root; a --rootfs directory is referenced, not copied). Throws jail::Error.
 // `seccomp` is the OCI linux.seccomp object, or null for none.
-void write_bundle(const Spec& spec, const std::filesystem::path& dir, const nlohmann::json& seccomp,
-                  BundleUse use);
+BundleFacts write_bundle(const Spec& spec, const std::filesystem::path& dir,
+                         const nlohmann::json& seccomp, BundleUse use);
 
 // Where a bundle that is run once and removed (jail's runsc back end) is best written: $TMPDIR
 // when it is set (the caller's choice), else /dev/shm when it is a writable tmpfs, else empty

@@ -65,10 +65,14 @@ class Resolver {
     return {Place::Kind::host, root_ / path.substr(1), false, "the jail's root"};
   }
 
-  // Walks `cwd` a component at a time. Returns what failed to be a directory, or nullopt.
-  [[nodiscard]] std::optional<std::string> failure(const std::string& cwd) const {
+  // What the last component of a walked path must be.
+  enum class Want { directory, anything };
+
+  // Walks `path` a component at a time. Returns what failed to be a directory (the last
+  // component: what `want` asks), or nullopt.
+  [[nodiscard]] std::optional<std::string> failure(const std::string& path, Want want) const {
     std::vector<std::string> pending;  // components still to walk, the next one last
-    push_components(cwd, pending);
+    push_components(path, pending);
     std::string current;  // "" is the jail's root
     int links = 0;
     while (!pending.empty()) {
@@ -100,7 +104,8 @@ class Resolver {
         push_components(text.string(), pending);
         continue;
       }
-      if (!S_ISDIR(info.st_mode)) return place.described;
+      if (!S_ISDIR(info.st_mode) && !(want == Want::anything && pending.empty()))
+        return place.described;
       current = next;
     }
     return std::nullopt;
@@ -139,13 +144,20 @@ void check_working_directory(const child::Plan& plan,
                              const std::vector<bool>& in_rootfs, const fs::path& root,
                              const std::string& cwd) {
   const Resolver resolver(plan, descriptions, in_rootfs, root);
-  if (const std::optional<std::string> where = resolver.failure(cwd)) {
+  if (const std::optional<std::string> where = resolver.failure(cwd, Resolver::Want::directory)) {
     throw Error("chdir", ENOENT,
                 fmt::format("cannot enter the working directory {} inside the jail: it is not a "
                             "directory there (looked for in {}); an OCI runtime would create it, "
                             "on the host through a bind; bind it, or choose --cwd or --no-cwd",
                             cwd, *where));
   }
+}
+
+bool exists_in_jail(const child::Plan& plan, const std::vector<OpDescription>& descriptions,
+                    const std::vector<bool>& in_rootfs, const fs::path& root,
+                    const std::string& path) {
+  const Resolver resolver(plan, descriptions, in_rootfs, root);
+  return !resolver.failure(path, Resolver::Want::anything).has_value();
 }
 
 }  // namespace jail::oci

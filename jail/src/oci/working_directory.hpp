@@ -23,4 +23,12 @@ void check_working_directory(const child::Plan& plan,
                              const std::vector<bool>& in_rootfs, const std::filesystem::path& root,
                              const std::string& cwd);
 
+// Whether `path` (absolute; "." and ".." taken as the jail takes them) names a file of any kind in
+// the same jail, looked up as check_working_directory looks up a directory. A symlink at the end is
+// followed, as an exec follows it: a dangling one does not exist.
+[[nodiscard]] bool exists_in_jail(const child::Plan& plan,
+                                  const std::vector<OpDescription>& descriptions,
+                                  const std::vector<bool>& in_rootfs,
+                                  const std::filesystem::path& root, const std::string& path);
+
 }  // namespace jail::oci

@@ -11,8 +11,8 @@ namespace jail {
 namespace {
 
 // gVisor's own words (runsc/specutils, pkg/sentry/loader) for the exec step's failures.
-constexpr std::array kExecSteps = {std::string_view("error finding executable "),
-                                   std::string_view("failed to load ")};
+constexpr std::string_view kFinding = "error finding executable ";
+constexpr std::string_view kLoading = "failed to load ";
 
 // Go's texts for the errnos an exec can fail with, as gVisor passes them on.
 constexpr std::array<std::pair<std::string_view, int>, 6> kErrnoTexts = {{
@@ -26,9 +26,9 @@ constexpr std::array<std::pair<std::string_view, int>, 6> kErrnoTexts = {{
 
 }  // namespace
 
-std::optional<int> exec_errno_in_runsc_error(std::string_view text) {
+std::optional<RunscExecFailure> exec_failure_in_runsc_error(std::string_view text) {
   // The last line that names the exec step: runsc repeats its error (log and stderr).
-  std::optional<int> found;
+  std::optional<RunscExecFailure> found;
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
     std::string_view line = text.substr(0, end);
@@ -40,11 +40,10 @@ std::optional<int> exec_errno_in_runsc_error(std::string_view text) {
       msg = entry["msg"].get<std::string>();
       line = msg;
     }
-    bool exec_step = false;
-    for (const std::string_view step : kExecSteps) exec_step |= line.find(step) != line.npos;
-    if (!exec_step) continue;
+    const bool loading = line.find(kLoading) != line.npos;
+    if (!loading && line.find(kFinding) == line.npos) continue;
     for (const auto& [words, err] : kErrnoTexts) {
-      if (line.ends_with(words)) found = err;
+      if (line.ends_with(words)) found = RunscExecFailure{err, loading};
     }
   }
   return found;

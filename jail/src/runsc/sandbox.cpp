@@ -273,7 +273,9 @@ Process launch_runsc(const Spec& spec) {
                   fmt::format("policy {} gave {} seccomp profile for runsc; not run", spec.policy,
                               with_policy ? "no" : "a"));
     }
-    oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once);
+    sandbox.set_command_found(
+        oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once)
+            .command_found);
     state->policy = seccomp.policy;
     timeline.mark(child::Phase::bundle_written);
     sandbox.gate().open();

@@ -31,6 +31,10 @@ class RunscSandbox {
   // was empty and removed): its state needs no `runsc delete`, which would spend over a second
   // trying to reach the dead sandbox before it gives up.
   void mark_gone() { gone_ = true; }
+  // What the bundle was found to hold (oci::BundleFacts): whether the tool's command is a file
+  // in the jail, so that runsc's "cannot load it: no such file" is told apart.
+  void set_command_found(bool found) { command_found_ = found; }
+  [[nodiscard]] bool command_found() const { return command_found_; }
   // Delivers `signal` to the tool, the container's init (`runsc kill`): signalling `runsc run`
   // itself would end it (SIGTERM, SIGINT, SIGHUP) or be lost (SIGUSR1), and the tool, which a
   // native jail's init forwards them to, would never see them. Waits for runsc (tens of ms);
@@ -44,6 +48,7 @@ class RunscSandbox {
   std::string id_;
   RunscStartGate gate_;  // in dir_
   bool gone_ = false;
+  bool command_found_ = true;
 };
 
 // The runsc binary on the usual paths; throws jail::Error naming the package when missing.
