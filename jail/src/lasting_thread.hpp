@@ -11,9 +11,8 @@ namespace jail {
 
 // Runs `call` on the lasting thread (started on first use, again in a forked child); `call`
 // keeps what it needs (a pid, an errno) in what it captures. One call at a time; the caller
-// waits for it. The
-// thread blocks every signal, so that it never takes one meant for the host's own threads; a
-// child cloned there inherits that mask and must set its own before it execs.
+// waits for it. The thread blocks every signal, so that it never takes one meant for the host's
+// own threads; a child cloned there inherits that mask and must set its own before it execs.
 // Throws jail::Error if the thread cannot be started.
 void on_lasting_thread(const std::function<void()>& call);
 

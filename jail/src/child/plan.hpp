@@ -22,6 +22,12 @@ enum class OpKind : std::uint8_t {
   overlay,  // dry run: source is the lower layer, overlay_upper/overlay_work the session's dirs
 };
 
+// Whether an op of this kind mounts a file system at its target; the others (mkdir, symlink,
+// file) make an entry in whatever holds the target.
+[[nodiscard]] constexpr bool is_mount(OpKind kind) {
+  return kind != OpKind::mkdir && kind != OpKind::symlink && kind != OpKind::file;
+}
+
 struct MountOp {
   OpKind kind = OpKind::mkdir;
   const char* source = nullptr;

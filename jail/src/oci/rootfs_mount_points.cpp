@@ -15,15 +15,6 @@
 #include "unique_fd.hpp"
 
 namespace jail::oci {
-namespace {
-
-bool is_mount(child::OpKind kind) {
-  return kind == child::OpKind::bind || kind == child::OpKind::tmpfs ||
-         kind == child::OpKind::proc || kind == child::OpKind::devpts ||
-         kind == child::OpKind::overlay;
-}
-
-}  // namespace
 
 void check_rootfs_mount_points(const child::Plan& plan,
                                const std::vector<OpDescription>& descriptions,
@@ -35,12 +26,13 @@ void check_rootfs_mount_points(const child::Plan& plan,
                 fmt::format("cannot open --rootfs {}: {}", rootfs.string(), std::strerror(err)));
   }
   for (std::size_t i = 0; i < plan.op_count; ++i) {
-    if (!is_mount(plan.ops[i].kind)) continue;
+    if (!child::is_mount(plan.ops[i].kind)) continue;
     const std::string& target = descriptions[i].target;
     if (jail_path_within(target, "/dev")) continue;
     bool inside_an_earlier_mount = false;
     for (std::size_t j = 0; j < i && !inside_an_earlier_mount; ++j) {
-      inside_an_earlier_mount = is_mount(plan.ops[j].kind) && descriptions[j].target != target &&
+      inside_an_earlier_mount = child::is_mount(plan.ops[j].kind) &&
+                                descriptions[j].target != target &&
                                 jail_path_within(target, descriptions[j].target);
     }
     if (inside_an_earlier_mount) continue;

@@ -39,10 +39,7 @@ class Resolver {
       const child::MountOp& op = plan_.ops[i];
       const OpDescription& description = descriptions_[i];
       const std::string& target = description.target;
-      if (op.kind == child::OpKind::mkdir || op.kind == child::OpKind::symlink ||
-          op.kind == child::OpKind::file) {
-        continue;  // in the root, not a mount
-      }
+      if (!child::is_mount(op.kind)) continue;  // in the root, not a mount
       if (!jail_path_within(path, target) || (!in_rootfs_.empty() && in_rootfs_[i])) continue;
       std::error_code error;
       if (op.kind == child::OpKind::bind && op.optional && !fs::exists(description.source, error))
