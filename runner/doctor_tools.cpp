@@ -28,6 +28,8 @@ constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/
 
 // A `--version` that takes longer than this is hung, not slow.
 constexpr int kVersionTimeoutMs = 5000;
+// A one-command gVisor run (~0.3 s here) that takes longer than this is hung.
+constexpr int kProbeRunTimeoutMs = 30000;
 
 // KVM_GET_API_VERSION has returned 12 since Linux 2.6.22; anything else is not a usable KVM.
 constexpr int kKvmApiVersion = 12;
@@ -51,33 +53,45 @@ std::string find_on_path(const std::string& name) {
   return "";
 }
 
-// Runs `program --version` and returns the first line it prints, or "" when it prints nothing in
-// time. posix_spawn keeps doctor out of post-fork code for this; a hung program is killed and
-// reaped, so nothing is left running.
-std::string version_line(const std::string& program) {
+// What a program run by run_captured printed, and how it ended.
+struct Captured {
+  std::string text;
+  int status = -1;  // a wait status; -1 when it could not be started, or was killed for its time
+};
+
+// Runs `argv` (argv[0] a path) with stdin from /dev/null and its stdout — its stderr too when
+// `with_stderr`, else /dev/null — into a pipe read until it closes (or, with `first_line`, until
+// a line is there) or `timeout` passes. posix_spawn keeps doctor out of post-fork code for this;
+// a hung program is killed and reaped, so nothing is left running.
+Captured run_captured(std::vector<std::string> argv, bool with_stderr, bool first_line,
+                      std::chrono::milliseconds timeout) {
+  Captured captured;
   int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return "";
+  if (pipe2(out, O_CLOEXEC) != 0) return captured;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  std::string arg0 = program;
-  std::string arg1 = "--version";
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  if (with_stderr) {
+    posix_spawn_file_actions_adddup2(&actions, out[1], 2);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
+  std::vector<char*> pointers;
+  for (std::string& word : argv) pointers.push_back(word.data());
+  pointers.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  const int spawned =
+      posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, pointers.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
   if (spawned != 0) {
     close(out[0]);
-    return "";
+    return captured;
   }
-  std::string text;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(kVersionTimeoutMs);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   bool timed_out = false;
-  while (text.find('\n') == std::string::npos) {
+  while (!first_line || captured.text.find('\n') == std::string::npos) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -89,14 +103,42 @@ std::string version_line(const std::string& program) {
     char buffer[512];
     const ssize_t n = read(out[0], buffer, sizeof buffer);
     if (n <= 0) break;
-    text.append(buffer, static_cast<size_t>(n));
+    captured.text.append(buffer, static_cast<size_t>(n));
   }
   close(out[0]);
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
+  if (!timed_out) captured.status = status;
+  return captured;
+}
+
+// The first line `program --version` prints, or "" when it prints nothing in time.
+std::string version_line(const std::string& program) {
+  const std::string text = run_captured({program, "--version"}, false, true,
+                                        std::chrono::milliseconds(kVersionTimeoutMs))
+                               .text;
   const size_t newline = text.find('\n');
   return newline == std::string::npos ? text : text.substr(0, newline);
+}
+
+// Some gVisor releases (Debian 12's runsc 20221219 among them) refuse AT_NO_AUTOMOUNT in statx
+// and fstatat (EINVAL), and coreutils 9 passes it in every stat it makes: `ls -l`, `stat`,
+// `cp -a`, `du` then fail on every file under --runtime runsc while Python, shells and most
+// tools work. Only a run shows it (the version line says nothing of it): `stat /` under this
+// jail and this runsc. "" when it works, else the first line it printed.
+std::string runsc_stat_failure() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) return "cannot find jail's own binary (/proc/self/exe)";
+  self[length] = '\0';
+  const Captured run =
+      run_captured({self, "--runtime", "runsc", "--no-cwd", "-q", "--", "stat", "-c", "%s", "/"},
+                   true, false, std::chrono::milliseconds(kProbeRunTimeoutMs));
+  if (run.status == 0) return "";
+  const size_t newline = run.text.find('\n');
+  const std::string said = newline == std::string::npos ? run.text : run.text.substr(0, newline);
+  return said.empty() ? std::string("it printed nothing") : said;
 }
 
 nlohmann::ordered_json tool_facts(const std::string& name, bool want_version) {
@@ -136,6 +178,21 @@ Check check_runsc() {
     check.meaning =
         "installed, but --runtime runsc needs root; this caller can use only the "
         "native back end";
+  }
+  if (check.status == Status::ok) {
+    const std::string failure = runsc_stat_failure();
+    check.facts["stat_works"] = failure.empty();
+    if (!failure.empty()) {
+      check.status = Status::limited;
+      check.finding += "; `stat /` under it fails: " + failure;
+      check.meaning =
+          failure.find("Invalid argument") != std::string::npos
+              ? "the gVisor back end runs, but this gVisor refuses the stat calls coreutils makes "
+                "(statx with AT_NO_AUTOMOUNT: EINVAL): ls -l, stat, cp -a and du fail on every "
+                "file under --runtime runsc, while Python, shells and most tools work; a newer "
+                "runsc may accept them (doctor tries again each time)"
+              : "runsc is installed but could not run `stat /`; the gVisor back end may fail";
+    }
   }
   return check;
 }
