@@ -23,8 +23,16 @@ RunscOrphans::RunscOrphans(bool runsc) {
         std::strerror(errno));
 }
 
+RunscOrphans::~RunscOrphans() {
+  try {
+    reap();
+  } catch (...) {  // only the log could throw; an exit is under way
+  }
+}
+
 void RunscOrphans::reap(std::chrono::milliseconds patience) {
   if (!active_) return;
+  active_ = false;
   const auto give_up = std::chrono::steady_clock::now() + patience;
   for (;;) {
     int status = 0;

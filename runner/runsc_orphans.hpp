@@ -15,8 +15,10 @@ class RunscOrphans {
   explicit RunscOrphans(bool runsc);
   RunscOrphans(const RunscOrphans&) = delete;
   RunscOrphans& operator=(const RunscOrphans&) = delete;
+  // Reaps, if reap() was not called: a run that ended in an exception leaves orphans too.
+  ~RunscOrphans();
   // Waits for every child left (the command starts no other) and reaps it, for at most
-  // `patience`: what is still alive then is left to the caller's reaper, and said.
+  // `patience`: what is still alive then is left to the caller's reaper, and said. Once.
   void reap(std::chrono::milliseconds patience = std::chrono::seconds(5));
 
  private:
