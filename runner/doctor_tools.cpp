@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -57,6 +58,7 @@ std::string find_on_path(const std::string& name) {
 struct Captured {
   std::string text;
   int status = -1;  // a wait status; -1 when it could not be started, or was killed for its time
+  bool timed_out = false;
 };
 
 // Runs `argv` (argv[0] a path) with stdin from /dev/null and its stdout — its stderr too when
@@ -107,9 +109,12 @@ Captured run_captured(std::vector<std::string> argv, bool with_stderr, bool firs
   }
   close(out[0]);
   if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int status = -1;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  // Not waited for, or killed for its time: no status, so nothing reads as having worked.
   if (!timed_out) captured.status = status;
+  captured.timed_out = timed_out;
   return captured;
 }
 
@@ -136,6 +141,8 @@ std::string runsc_stat_failure() {
       run_captured({self, "--runtime", "runsc", "--no-cwd", "-q", "--", "stat", "-c", "%s", "/"},
                    true, false, std::chrono::milliseconds(kProbeRunTimeoutMs));
   if (run.status == 0) return "";
+  if (run.timed_out)
+    return "it did not finish within " + std::to_string(kProbeRunTimeoutMs / 1000) + " s";
   const size_t newline = run.text.find('\n');
   const std::string said = newline == std::string::npos ? run.text : run.text.substr(0, newline);
   return said.empty() ? std::string("it printed nothing") : said;

@@ -1,19 +1,46 @@
 #include "runsc_orphans.hpp"
 
+#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 namespace jail::runner {
+namespace {
+
+// This process's children, from every thread's list (an orphan is reparented to whichever
+// thread; runsc is cloned from libjail's lasting thread).
+std::vector<pid_t> children() {
+  std::vector<pid_t> pids;
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (tasks == nullptr) return pids;
+  while (const dirent* task = ::readdir(tasks)) {
+    if (task->d_name[0] == '.') continue;
+    std::ifstream list(std::string("/proc/self/task/") + task->d_name + "/children");
+    pid_t pid = 0;
+    while (list >> pid) pids.push_back(pid);
+  }
+  ::closedir(tasks);
+  return pids;
+}
+
+}  // namespace
 
 RunscOrphans::RunscOrphans(bool runsc) {
   if (!runsc) return;
+  // Children jail was started with (a shell's `sleep 30 & exec jail …` keeps them) are not the
+  // run's: they are never waited for here.
+  inherited_ = children();
   // Without it the orphans still end and are reaped, by someone else: worth a word only.
   active_ = ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
   if (!active_)
@@ -35,16 +62,22 @@ void RunscOrphans::reap(std::chrono::milliseconds patience) {
   active_ = false;
   const auto give_up = std::chrono::steady_clock::now() + patience;
   for (;;) {
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG | __WALL);
-    if (pid > 0) continue;
-    if (pid < 0 && errno == EINTR) continue;
-    if (pid < 0) return;  // ECHILD: none left
+    std::vector<pid_t> left;
+    for (const pid_t pid : children()) {
+      if (std::find(inherited_.begin(), inherited_.end(), pid) != inherited_.end()) continue;
+      int status = 0;
+      pid_t waited = -1;
+      do {
+        waited = ::waitpid(pid, &status, WNOHANG | __WALL);
+      } while (waited < 0 && errno == EINTR);
+      if (waited == 0) left.push_back(pid);
+    }
+    if (left.empty()) return;
     if (std::chrono::steady_clock::now() >= give_up) {
       spdlog::warn(
-          "runsc's processes had not all ended {} ms after the run; left to the "
-          "caller's reaper",
-          patience.count());
+          "runsc's processes {} had not ended {} ms after the run; left to the caller's "
+          "reaper",
+          fmt::format("{}", fmt::join(left, " ")), patience.count());
       return;
     }
     // Killed already (runsc's parent-death signal): they end within a few ms.

@@ -5,7 +5,10 @@
 // The jail command becomes that subreaper for the run and reaps them before it exits.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <vector>
 
 namespace jail::runner {
 
@@ -17,12 +20,13 @@ class RunscOrphans {
   RunscOrphans& operator=(const RunscOrphans&) = delete;
   // Reaps, if reap() was not called: a run that ended in an exception leaves orphans too.
   ~RunscOrphans();
-  // Waits for every child left (the command starts no other) and reaps it, for at most
+  // Waits for every child that was not there at construction and reaps it, for at most
   // `patience`: what is still alive then is left to the caller's reaper, and said. Once.
   void reap(std::chrono::milliseconds patience = std::chrono::seconds(5));
 
  private:
   bool active_ = false;
+  std::vector<pid_t> inherited_;
 };
 
 }  // namespace jail::runner

@@ -358,6 +358,28 @@ TEST_F(Runsc, ACallerThatIsASubreaperInheritsNothing) {
   EXPECT_EQ(wait_error, ECHILD);
 }
 
+// A child jail was started with (a shell's `sleep 5 & exec jail …` keeps it) is not runsc's: the
+// jail command neither waits for it nor reaps it.
+TEST_F(Runsc, AChildJailInheritedIsLeftAlone) {
+  TempDir work;
+  const std::string pid_file = work / "sleep.pid";
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+  const std::string said = shell_output(
+      "sleep 30 >/dev/null 2>&1 </dev/null & echo $! > " + pid_file +
+      "; exec " JAIL_BINARY " --runtime runsc --no-cwd -- sh -c 'echo ran' </dev/null");
+  const pid_t sleeper = std::stoi(read_file(pid_file).value_or("0"));
+  ASSERT_GT(sleeper, 0);
+  const bool alive = ::kill(sleeper, 0) == 0;
+  // Now the test's: ended and reaped here, whatever the run did.
+  ::kill(sleeper, SIGKILL);
+  int status = 0;
+  const pid_t reaped = ::waitpid(sleeper, &status, 0);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  EXPECT_EQ(said, "ran\n");
+  EXPECT_TRUE(alive) << "jail waited for, or reaped, a child it did not start";
+  EXPECT_EQ(reaped, sleeper) << "the inherited child was reaped by jail, not reparented here";
+}
+
 TEST_F(Runsc, StdinStreamsThrough) {
   std::string data;
   for (int i = 0; i < 20000; ++i) data += "line " + std::to_string(i) + "\n";

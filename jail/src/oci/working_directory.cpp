@@ -82,7 +82,10 @@ class Resolver {
       }
       const std::string next = current + "/" + part;
       const Place place = place_of(next);
-      if (place.kind == Place::Kind::proc) return std::nullopt;  // runsc's own: it makes nothing
+      // runsc's own: it makes nothing there, so a working directory is no concern; what a file
+      // path finds in it is not known here, and is not taken for found.
+      if (place.kind == Place::Kind::proc)
+        return want == Want::directory ? std::nullopt : std::optional(place.described);
       if (place.kind == Place::Kind::nothing) return place.described;
       if (place.kind == Place::Kind::fresh) {
         current = next;
