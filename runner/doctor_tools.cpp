@@ -118,13 +118,15 @@ Captured run_captured(std::vector<std::string> argv, bool with_stderr, bool firs
   return captured;
 }
 
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
 // The first line `program --version` prints, or "" when it prints nothing in time.
 std::string version_line(const std::string& program) {
-  const std::string text = run_captured({program, "--version"}, false, true,
-                                        std::chrono::milliseconds(kVersionTimeoutMs))
-                               .text;
-  const size_t newline = text.find('\n');
-  return newline == std::string::npos ? text : text.substr(0, newline);
+  return first_line(run_captured({program, "--version"}, false, true,
+                                 std::chrono::milliseconds(kVersionTimeoutMs))
+                        .text);
 }
 
 // Some gVisor releases (Debian 12's runsc 20221219 among them) refuse AT_NO_AUTOMOUNT in statx
@@ -143,8 +145,7 @@ std::string runsc_stat_failure() {
   if (run.status == 0) return "";
   if (run.timed_out)
     return "it did not finish within " + std::to_string(kProbeRunTimeoutMs / 1000) + " s";
-  const size_t newline = run.text.find('\n');
-  const std::string said = newline == std::string::npos ? run.text : run.text.substr(0, newline);
+  const std::string said = first_line(run.text);
   return said.empty() ? std::string("it printed nothing") : said;
 }
 

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <thread>
 
-#include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
@@ -77,7 +76,7 @@ void RunscOrphans::reap(std::chrono::milliseconds patience) {
       spdlog::warn(
           "runsc's processes {} had not ended {} ms after the run; left to the caller's "
           "reaper",
-          fmt::format("{}", fmt::join(left, " ")), patience.count());
+          fmt::join(left, " "), patience.count());
       return;
     }
     // Killed already (runsc's parent-death signal): they end within a few ms.
