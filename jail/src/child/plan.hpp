@@ -23,9 +23,22 @@ enum class OpKind : std::uint8_t {
 };
 
 // Whether an op of this kind mounts a file system at its target; the others (mkdir, symlink,
-// file) make an entry in whatever holds the target.
+// file) make an entry in whatever holds the target. A switch with no default, so that -Wswitch
+// makes whoever adds a kind decide which it is.
 [[nodiscard]] constexpr bool is_mount(OpKind kind) {
-  return kind != OpKind::mkdir && kind != OpKind::symlink && kind != OpKind::file;
+  switch (kind) {
+    case OpKind::bind:
+    case OpKind::tmpfs:
+    case OpKind::proc:
+    case OpKind::devpts:
+    case OpKind::overlay:
+      return true;
+    case OpKind::mkdir:
+    case OpKind::symlink:
+    case OpKind::file:
+      return false;
+  }
+  return true;  // not reached for a valid kind; an unknown one is treated as the stricter case
 }
 
 struct MountOp {
