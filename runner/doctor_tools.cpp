@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "doctor.hpp"
@@ -31,6 +32,9 @@ constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/
 constexpr int kVersionTimeoutMs = 5000;
 // A one-command gVisor run (~0.3 s here) that takes longer than this is hung.
 constexpr int kProbeRunTimeoutMs = 30000;
+// How long a program past its time has to stop after SIGTERM before it is killed: jail's own
+// clean-up of a runsc run takes well under a second.
+constexpr int kStopGraceMs = 5000;
 
 // KVM_GET_API_VERSION has returned 12 since Linux 2.6.22; anything else is not a usable KVM.
 constexpr int kKvmApiVersion = 12;
@@ -54,6 +58,22 @@ std::string find_on_path(const std::string& name) {
   return "";
 }
 
+// Asks the child `pid` to stop (SIGTERM) and kills it when it has not within kStopGraceMs; it
+// is left for the caller to reap.
+void stop(pid_t pid) {
+  kill(pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStopGraceMs);
+  while (std::chrono::steady_clock::now() < deadline) {
+    siginfo_t info{};
+    // WNOWAIT: only looks, so that the caller's waitpid still finds it.
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+}
+
 // What a program run by run_captured printed, and how it ended.
 struct Captured {
   std::string text;
@@ -61,11 +81,18 @@ struct Captured {
   bool timed_out = false;
 };
 
+// Where a program run by run_captured writes its stderr.
+enum class Stderr { discarded, captured };
+// How much of its output run_captured waits for.
+enum class ReadUntil { end, first_line };
+
 // Runs `argv` (argv[0] a path) with stdin from /dev/null and its stdout — its stderr too when
-// `with_stderr`, else /dev/null — into a pipe read until it closes (or, with `first_line`, until
-// a line is there) or `timeout` passes. posix_spawn keeps doctor out of post-fork code for this;
-// a hung program is killed and reaped, so nothing is left running.
-Captured run_captured(std::vector<std::string> argv, bool with_stderr, bool first_line,
+// captured, else /dev/null — into a pipe read until it closes (or until the first line is there)
+// or `timeout` passes. posix_spawn keeps doctor out of post-fork code for this. A hung program
+// is asked to stop with SIGTERM first — jail itself then removes its runsc sandbox, bundle and
+// state directory, which a SIGKILL would leave behind — and killed if it has not within
+// kStopGraceMs; it is always reaped, so nothing is left running.
+Captured run_captured(std::vector<std::string> argv, Stderr stderr_to, ReadUntil until,
                       std::chrono::milliseconds timeout) {
   Captured captured;
   int out[2];
@@ -74,7 +101,7 @@ Captured run_captured(std::vector<std::string> argv, bool with_stderr, bool firs
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  if (with_stderr) {
+  if (stderr_to == Stderr::captured) {
     posix_spawn_file_actions_adddup2(&actions, out[1], 2);
   } else {
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
@@ -93,7 +120,7 @@ Captured run_captured(std::vector<std::string> argv, bool with_stderr, bool firs
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   bool timed_out = false;
-  while (!first_line || captured.text.find('\n') == std::string::npos) {
+  while (until == ReadUntil::end || captured.text.find('\n') == std::string::npos) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -108,8 +135,8 @@ Captured run_captured(std::vector<std::string> argv, bool with_stderr, bool firs
     captured.text.append(buffer, static_cast<size_t>(n));
   }
   close(out[0]);
-  if (timed_out) kill(pid, SIGKILL);
   int status = -1;
+  if (timed_out) stop(pid);
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   // Not waited for, or killed for its time: no status, so nothing reads as having worked.
@@ -124,7 +151,7 @@ std::string first_line(const std::string& text) {
 
 // The first line `program --version` prints, or "" when it prints nothing in time.
 std::string version_line(const std::string& program) {
-  return first_line(run_captured({program, "--version"}, false, true,
+  return first_line(run_captured({program, "--version"}, Stderr::discarded, ReadUntil::first_line,
                                  std::chrono::milliseconds(kVersionTimeoutMs))
                         .text);
 }
@@ -141,7 +168,7 @@ std::string runsc_stat_failure() {
   self[length] = '\0';
   const Captured run =
       run_captured({self, "--runtime", "runsc", "--no-cwd", "-q", "--", "stat", "-c", "%s", "/"},
-                   true, false, std::chrono::milliseconds(kProbeRunTimeoutMs));
+                   Stderr::captured, ReadUntil::end, std::chrono::milliseconds(kProbeRunTimeoutMs));
   if (run.status == 0) return "";
   if (run.timed_out)
     return "it did not finish within " + std::to_string(kProbeRunTimeoutMs / 1000) + " s";

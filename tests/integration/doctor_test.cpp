@@ -4,11 +4,13 @@
 #include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -218,6 +220,36 @@ TEST(Doctor, LeavesNothingBehind) {
   EXPECT_EQ(orphan, -1) << "an orphaned probe was reaped here: pid " << orphan;
   EXPECT_EQ(wait_error, ECHILD);
   EXPECT_EQ(read_file("/proc/self/mountinfo"), mounts_before);
+}
+
+// A tool whose `--version` hangs is stopped with SIGTERM before it is killed: jail's own runsc
+// probe, stopped that way, removes its sandbox and directories, which a SIGKILL would leave. A
+// stand-in `bwrap` first on PATH that hangs and records the signal shows it.
+TEST(Doctor, AHungToolIsAskedToStopBeforeItIsKilled) {
+  char pattern[] = "/tmp/jail-doctor-hung-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  const std::string marker = dir + "/stopped";
+  {
+    std::ofstream script(dir + "/bwrap");
+    script << "#!/bin/sh\ntrap 'echo TERM > " << marker << "; exit 0' TERM\n"
+           << "while :; do sleep 0.1; done\n";
+  }
+  ASSERT_EQ(chmod((dir + "/bwrap").c_str(), 0755), 0);
+  const char* old_path = getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  setenv("PATH", (dir + ":" + saved).c_str(), 1);
+  const DoctorRun run = run_binary({"doctor", "--format", "json"});
+  setenv("PATH", saved.c_str(), 1);
+  const std::string stopped = read_file(marker);
+  unlink(marker.c_str());
+  unlink((dir + "/bwrap").c_str());
+  rmdir(dir.c_str());
+  EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.err;
+  EXPECT_EQ(stopped, "TERM\n") << "the hung tool was killed without being asked to stop";
+  const nlohmann::json report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << run.out;
+  EXPECT_EQ(report["benchmark_tools"]["bwrap"]["path"], dir + "/bwrap") << run.out;
 }
 
 // --runtime runsc refuses callers other than root, so for them doctor does not call the gVisor
