@@ -163,10 +163,13 @@ SetupFailure describe_exec_failure(int err, const FailureContext& context, int d
   SetupFailure failure{"exec", err, {}};
   if (err == ENOENT && detail == child::kExecCommandExists) {
     failure.message = fmt::format(
-        "cannot execute {} inside the jail: it is there, but the interpreter its #! line names "
+        "cannot execute {} inside the jail: it is there{}, but the interpreter its #! line names "
         "(or, for a binary, its ELF loader) is not; bind what it needs, or run the interpreter "
         "yourself",
-        context.command);
+        context.command,
+        context.command.find('/') != std::string::npos
+            ? std::string()
+            : fmt::format(" (on the jail's PATH, {})", context.path));
   } else if (err == ENOENT) {
     failure.message =
         context.command.find('/') != std::string::npos

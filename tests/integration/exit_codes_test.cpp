@@ -96,6 +96,20 @@ TEST_P(ExitCodes, MissingInterpreterIsNamedAsSuch) {
       << describe(absent);
 }
 
+// The same for a bare name found on the jail's PATH: execvp's search ends in ENOENT either way,
+// and it was reported as "not on the jail's PATH".
+TEST_P(ExitCodes, MissingInterpreterOfACommandOnThePathIsNamedAsSuch) {
+  write_file(cwd_ / "jail-itest-orphan", "#!/nonexistent/interpreter\n", 0755);
+  const std::string path = "PATH=/usr/bin:" + cwd_.path();
+  RunResult r = run({"--env", path, "--", "jail-itest-orphan"});
+  EXPECT_EQ(r.exit_code, 127) << describe(r);
+  EXPECT_NE(r.err.find("the interpreter its #! line names"), std::string::npos) << describe(r);
+  EXPECT_NE(r.err.find("on the jail's PATH"), std::string::npos) << describe(r);
+  RunResult absent = run({"--env", path, "--", "jail-itest-none"});
+  EXPECT_EQ(absent.exit_code, 127) << describe(absent);
+  EXPECT_NE(absent.err.find("is not on the jail's PATH"), std::string::npos) << describe(absent);
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(ExitCodes);
 
 }  // namespace

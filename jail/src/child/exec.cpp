@@ -1,6 +1,7 @@
 // Child side, after clone: no allocation, no exceptions, no logging. See plan.hpp.
 #include "child/exec.hpp"
 
+#include <fcntl.h>
 #include <linux/limits.h>
 #include <unistd.h>
 
@@ -17,20 +18,11 @@ namespace {
   ::_exit(err == ENOENT ? 127 : 126);
 }
 
-}  // namespace
-
-void exec_tool(const Plan& plan, bool command_exists) {
-  const char* file = plan.argv[0];
-  if (std::strchr(file, '/') != nullptr) {
-    ::execve(file, plan.argv, plan.envp);
-    const int err = errno;
-    exec_failed(plan, err, err == ENOENT && command_exists ? kExecCommandExists : -1);
-  }
-  // execvp's rules: try each PATH entry; remember EACCES but keep looking; a missing entry or
-  // directory is not an error; anything else (ENOEXEC, ETXTBSY, …) stops the search.
+// Calls `visit(candidate)` with each file execvp would try for the bare name `file` on `path`,
+// in order, until it returns false; `candidate` is a stack buffer (no allocation).
+template <typename Visit>
+void for_each_path_candidate(const char* path, const char* file, Visit visit) {
   const std::size_t file_length = std::strlen(file);
-  const char* path = plan.path_env != nullptr ? plan.path_env : "/usr/bin:/bin";
-  bool saw_eacces = false;
   char candidate[PATH_MAX];
   for (const char* entry = path;; ++entry) {
     const char* end = std::strchr(entry, ':');
@@ -45,26 +37,61 @@ void exec_tool(const Plan& plan, bool command_exists) {
       std::memcpy(candidate, dir, dir_length);
       candidate[dir_length] = '/';
       std::memcpy(candidate + dir_length + 1, file, file_length + 1);
-      ::execve(candidate, plan.argv, plan.envp);
-      switch (errno) {
-        case EACCES:
-          saw_eacces = true;
-          break;
-        case ENOENT:
-        case ENOTDIR:
-        case ESTALE:
-        case ENODEV:
-        case ETIMEDOUT:
-        case ENAMETOOLONG:
-          break;
-        default:
-          exec_failed(plan, errno);
-      }
+      if (!visit(static_cast<const char*>(candidate))) return;
     }
-    if (*end == '\0') break;
+    if (*end == '\0') return;
     entry = end;
   }
-  exec_failed(plan, saw_eacces ? EACCES : ENOENT);
+}
+
+const char* search_path(const Plan& plan) {
+  return plan.path_env != nullptr ? plan.path_env : "/usr/bin:/bin";
+}
+
+}  // namespace
+
+bool command_exists(const Plan& plan) {
+  const char* file = plan.argv[0];
+  if (std::strchr(file, '/') != nullptr) return ::faccessat(AT_FDCWD, file, F_OK, 0) == 0;
+  bool found = false;
+  for_each_path_candidate(search_path(plan), file, [&](const char* candidate) {
+    found = ::faccessat(AT_FDCWD, candidate, F_OK, 0) == 0;
+    return !found;
+  });
+  return found;
+}
+
+void exec_tool(const Plan& plan, bool command_exists) {
+  const char* file = plan.argv[0];
+  if (std::strchr(file, '/') != nullptr) {
+    ::execve(file, plan.argv, plan.envp);
+    const int err = errno;
+    exec_failed(plan, err, err == ENOENT && command_exists ? kExecCommandExists : -1);
+  }
+  // execvp's rules: try each PATH entry; remember EACCES but keep looking; a missing entry or
+  // directory is not an error; anything else (ENOEXEC, ETXTBSY, …) stops the search.
+  bool saw_eacces = false;
+  for_each_path_candidate(search_path(plan), file, [&](const char* candidate) {
+    ::execve(candidate, plan.argv, plan.envp);
+    switch (errno) {
+      case EACCES:
+        saw_eacces = true;
+        break;
+      case ENOENT:
+      case ENOTDIR:
+      case ESTALE:
+      case ENODEV:
+      case ETIMEDOUT:
+      case ENAMETOOLONG:
+        break;
+      default:
+        exec_failed(plan, errno);
+    }
+    return true;
+  });
+  // ENOENT although a candidate was there: the first one found could not be loaded.
+  if (saw_eacces) exec_failed(plan, EACCES);
+  exec_failed(plan, ENOENT, command_exists ? kExecCommandExists : -1);
 }
 
 }  // namespace jail::child

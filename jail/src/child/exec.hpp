@@ -9,9 +9,14 @@ namespace jail::child {
 // is missing is its #! interpreter or its ELF loader, not the command.
 inline constexpr int kExecCommandExists = 1;
 
+// Whether argv[0] names a file in the jail: at its path when it has a '/', else in one of the
+// jail's PATH directories execvp would try. Asked before the filter goes on, which allows
+// nothing but execve and the report from exec_tool.
+[[nodiscard]] bool command_exists(const Plan& plan);
+
 // Reports exec_failed with the errno execvp would give, then exits 127 (not found) or 126.
-// command_exists: argv[0] has a '/' and was there before the filter went on (the check is made
-// before, as the filter allows nothing but execve and the report from here).
+// command_exists: what command_exists() said; with it, an ENOENT is reported as the #!
+// interpreter's or ELF loader's (kExecCommandExists).
 [[noreturn]] void exec_tool(const Plan& plan, bool command_exists);
 
 }  // namespace jail::child

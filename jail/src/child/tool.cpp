@@ -20,7 +20,6 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
-#include <cstring>
 
 #include "child/exec.hpp"
 #include "child/fail.hpp"
@@ -59,10 +58,9 @@ void reset_signals() {
   if (::syscall(SYS_close_range, 3, UINT_MAX, CLOSE_RANGE_CLOEXEC) != 0) {
     fail(plan, Step::close_inherited_fds, errno);
   }
-  // Whether a command given by path is there, asked while the filter still allows it: an
-  // ENOENT from execve then means its interpreter or loader is missing, not the command.
-  const bool command_exists = std::strchr(plan.argv[0], '/') != nullptr &&
-                              ::faccessat(AT_FDCWD, plan.argv[0], F_OK, 0) == 0;
+  // Whether the command is there, asked while the filter still allows it: an ENOENT from
+  // execve then means its interpreter or loader is missing, not the command.
+  const bool exists = command_exists(plan);
   // Last before execve: the policy only has to allow execve (and write + exit_group, to report
   // a failed exec), which launch() checks.
   if (plan.seccomp_program != nullptr &&
@@ -73,7 +71,7 @@ void reset_signals() {
   // Only write (which launch() checks the policy allows) and the vDSO's clock from here on.
   mark(plan, Phase::seccomp_loaded);
   mark(plan, Phase::exec);
-  exec_tool(plan, command_exists);
+  exec_tool(plan, exists);
 }
 
 int lowest_free_fd(const Plan& plan) {
