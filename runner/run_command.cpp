@@ -17,6 +17,7 @@
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
 #include "jail/signals.hpp"
+#include "limit_message.hpp"
 #include "profile.hpp"
 #include "run_options.hpp"
 #include "runsc_orphans.hpp"
@@ -107,6 +108,9 @@ void block_forwarded_signals() {
 }
 
 void log_result(const Result& result) {
+  // Before the line below: a limit that ended the run is news to a person, which exit code 124
+  // or 137 alone is not (warn, shown unless -q).
+  if (const std::optional<std::string> limit = limit_message(result)) spdlog::warn("{}", *limit);
   if (result.error) {
     spdlog::error("{}", result.error->message);
   } else if (result.outcome == Outcome::signaled) {

@@ -20,6 +20,7 @@
 
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
+#include "units.hpp"
 
 extern char** environ;
 
@@ -30,13 +31,6 @@ namespace dr = jail::dry_run;
 
 constexpr int kFailed = 1;
 constexpr int kUsage = 2;
-
-std::string human_size(std::uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  if (bytes < (1u << 20)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024);
-  if (bytes < (1u << 30)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
-  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
-}
 
 std::string mode_text(mode_t mode) {
   return fmt::format("{:04o}", mode);

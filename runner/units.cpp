@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace jail::runner {
 namespace {
 
@@ -96,6 +98,13 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
     return std::nullopt;
   if (ms > 1e15) return std::nullopt;
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(ms)));
+}
+
+std::string human_size(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < (1u << 20)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024);
+  if (bytes < (1u << 30)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
 }
 
 }  // namespace jail::runner

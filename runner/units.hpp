@@ -20,6 +20,9 @@ enum class SizeProblem { not_a_size, too_large, not_whole };
 // What to say of a size that parse_size refused, for flag `flag`.
 [[nodiscard]] std::string size_problem_text(SizeProblem problem);
 
+// "512 B", "1.5 KiB", "64.0 MiB", "2.0 GiB": a size for people to read.
+[[nodiscard]] std::string human_size(std::uint64_t bytes);
+
 // Milliseconds from "1500ms", "2s", "1.5m", "1h", or a bare number of seconds.
 [[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(const std::string& text);
 

@@ -256,6 +256,8 @@ TEST_F(LimitsCgroup, ForkBombIsContained) {
               (text(s, "outcome") == "exited" && number(s, "exit_code") != 0))
       << s.dump();
   EXPECT_EQ(text(s, "limit_hit"), "pids") << s.dump();
+  EXPECT_NE(r.err.find("reached its limit of 64 processes and threads (--pids)"), std::string::npos)
+      << describe(r);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_NE(r.out.find("bomb failures"), std::string::npos) << describe(r);
 }
@@ -280,6 +282,11 @@ TEST_F(LimitsCgroup, MemoryBombEndsAsOom) {
   EXPECT_LE(peak, 64.0 * kMiB + 4.0 * kMiB) << s.dump();
   EXPECT_GE(peak, 32.0 * kMiB) << "the bomb never came near the limit: " << s.dump();
   EXPECT_EQ(number(s["limits"], "memory_bytes"), 64.0 * kMiB) << s.dump();
+  // 137 is any SIGKILL: jail says it was the memory limit.
+  EXPECT_NE(bomb.result.err.find("OOM killer: the jail reached its memory limit of 64.0 MiB "
+                                 "(--memory)"),
+            std::string::npos)
+      << describe(bomb.result);
 }
 
 TEST_F(LimitsCgroup, BelowTheMemoryLimitRunsToTheEnd) {

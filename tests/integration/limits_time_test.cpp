@@ -98,6 +98,24 @@ TEST_P(LimitsTime, IgnoredTermIsKilledAfterTheGrace) {
       << "a jailed process outlived the jail";
 }
 
+// Exit code 124 alone does not say which limit it was: jail names it, with its value and flag,
+// on its stderr (the tool's stderr is the same stream). -q leaves it out.
+TEST_P(LimitsTime, TheLimitThatEndedTheRunIsNamed) {
+  Run timed_out = run_status({"--timeout", "1s", "--", "sleep", "100"});
+  EXPECT_NE(timed_out.result.err.find("it ran past its time limit of 1 s (--timeout)"),
+            std::string::npos)
+      << describe(timed_out.result);
+  Run spun = run_status({"--cpu-time", "1s", "--timeout", "30s", "--", probe("lim_spin"), "0"});
+  EXPECT_NE(spun.result.err.find("it used up its CPU time limit of 1 s (--cpu-time)"),
+            std::string::npos)
+      << describe(spun.result);
+  Run quiet = run_status({"-q", "--timeout", "1s", "--", "sleep", "100"});
+  EXPECT_EQ(quiet.result.exit_code, 124) << describe(quiet.result);
+  EXPECT_EQ(quiet.result.err, "") << describe(quiet.result);
+  Run in_time = run_status({"--timeout", "10s", "--", "true"});
+  EXPECT_EQ(in_time.result.err, "") << describe(in_time.result);
+}
+
 TEST_P(LimitsTime, WellBehavedToolIsNotTimedOut) {
   Run r = run_status({"--timeout", "10s", "--", "sleep", "0.2"});
   EXPECT_EQ(r.result.exit_code, 0) << describe(r.result);
