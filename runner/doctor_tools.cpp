@@ -7,14 +7,16 @@
 #include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "doctor.hpp"
@@ -58,20 +60,23 @@ std::string find_on_path(const std::string& name) {
   return "";
 }
 
-// Asks the child `pid` to stop (SIGTERM) and kills it when it has not within kStopGraceMs; it
-// is left for the caller to reap.
-void stop(pid_t pid) {
+// Whether the process behind `pidfd` ends within `limit` (a pidfd polls readable when it has);
+// it is left for the caller to reap. Without a pidfd (a kernel before 5.3) nothing can be
+// waited for with a limit: taken as ended, and the caller's waitpid waits as long as it takes.
+bool ends_within(int pidfd, std::chrono::milliseconds limit) {
+  if (pidfd < 0) return true;
+  pollfd ended{pidfd, POLLIN, 0};
+  int ready = 0;
+  do {
+    ready = poll(&ended, 1, static_cast<int>(std::max<std::int64_t>(limit.count(), 0)));
+  } while (ready < 0 && errno == EINTR);
+  return ready > 0;
+}
+
+// Asks the child `pid` to stop (SIGTERM) and kills it when it has not within kStopGraceMs.
+void stop(pid_t pid, int pidfd) {
   kill(pid, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStopGraceMs);
-  while (std::chrono::steady_clock::now() < deadline) {
-    siginfo_t info{};
-    // WNOWAIT: only looks, so that the caller's waitpid still finds it.
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == pid)
-      return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
+  if (!ends_within(pidfd, std::chrono::milliseconds(kStopGraceMs))) kill(pid, SIGKILL);
 }
 
 // What a program run by run_captured printed, and how it ended.
@@ -88,7 +93,8 @@ enum class ReadUntil { end, first_line };
 
 // Runs `argv` (argv[0] a path) with stdin from /dev/null and its stdout — its stderr too when
 // captured, else /dev/null — into a pipe read until it closes (or until the first line is there)
-// or `timeout` passes. posix_spawn keeps doctor out of post-fork code for this. A hung program
+// or `timeout` passes; the program must have ended by then too. posix_spawn keeps doctor out of
+// post-fork code for this. A hung program
 // is asked to stop with SIGTERM first — jail itself then removes its runsc sandbox, bundle and
 // state directory, which a SIGKILL would leave behind — and killed if it has not within
 // kStopGraceMs; it is always reaped, so nothing is left running.
@@ -118,25 +124,32 @@ Captured run_captured(std::vector<std::string> argv, Stderr stderr_to, ReadUntil
     close(out[0]);
     return captured;
   }
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                 std::chrono::steady_clock::now());
+  };
   bool timed_out = false;
   while (until == ReadUntil::end || captured.text.find('\n') == std::string::npos) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    if (left().count() <= 0) {
       timed_out = true;
       break;
     }
     pollfd ready{out[0], POLLIN, 0};
-    if (poll(&ready, 1, static_cast<int>(left.count())) <= 0) continue;
+    if (poll(&ready, 1, static_cast<int>(left().count())) <= 0) continue;
     char buffer[512];
     const ssize_t n = read(out[0], buffer, sizeof buffer);
     if (n <= 0) break;
     captured.text.append(buffer, static_cast<size_t>(n));
   }
   close(out[0]);
+  // Its output ended (or its first line came) in time; its end must too: a program that printed
+  // a line and then hung would hold doctor in waitpid.
+  if (!timed_out && !ends_within(pidfd, left())) timed_out = true;
+  if (timed_out) stop(pid, pidfd);
+  if (pidfd >= 0) close(pidfd);
   int status = -1;
-  if (timed_out) stop(pid);
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   // Not waited for, or killed for its time: no status, so nothing reads as having worked.

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -16,29 +17,31 @@ std::string duration_text(std::chrono::milliseconds duration) {
   return fmt::format("{} ms", duration.count());
 }
 
-// The hard value of the rlimit `resource` set with --rlimit, if it was.
-std::optional<rlim_t> set_by_rlimit_flag(const Limits& limits, int resource) {
-  for (const Rlimit& set : limits.rlimits) {
-    if (set.resource == resource) return set.hard;
-  }
-  return std::nullopt;
+// Whether an --rlimit entry set `resource`: those win over the limit's own flag.
+bool set_by_rlimit_flag(const Limits& limits, int resource) {
+  return std::any_of(limits.rlimits.begin(), limits.rlimits.end(),
+                     [&](const Rlimit& entry) { return entry.resource == resource; });
 }
 
-// " of 2 s (--cpu-time)", " of 4 s (--rlimit cpu)", or " (RLIMIT_CPU)" when the Result does not
-// say which (a library caller's Spec can set it otherwise).
+// " of 2 s (--cpu-time)", " of 1 s (--rlimit cpu)": the soft value, at which the kernel acts
+// (SIGXCPU, SIGXFSZ); " (RLIMIT_CPU)" when none is in force that the Result can show.
+template <typename Show>
+std::string rlimit_text(const Limits& limits, int resource, const char* own_flag, Show show) {
+  const std::optional<Rlimit> in_force = rlimit_in_force(limits, resource);
+  if (!in_force) return fmt::format(" ({})", rlimit_constant_name(resource));
+  if (set_by_rlimit_flag(limits, resource))
+    return fmt::format(" of {} (--rlimit {})", show(in_force->soft), rlimit_name(resource));
+  return fmt::format(" of {} ({})", show(in_force->soft), own_flag);
+}
+
 std::string cpu_time_text(const Limits& limits) {
-  if (limits.cpu_time) return fmt::format(" of {} s (--cpu-time)", limits.cpu_time->count());
-  if (const auto hard = set_by_rlimit_flag(limits, RLIMIT_CPU))
-    return fmt::format(" of {} s (--rlimit {})", *hard, rlimit_name(RLIMIT_CPU));
-  return fmt::format(" ({})", rlimit_constant_name(RLIMIT_CPU));
+  return rlimit_text(limits, RLIMIT_CPU, "--cpu-time",
+                     [](rlim_t seconds) { return fmt::format("{} s", seconds); });
 }
 
 std::string file_size_text(const Limits& limits) {
-  if (limits.max_file_size)
-    return fmt::format(" of {} (--max-file-size)", human_size(*limits.max_file_size));
-  if (const auto hard = set_by_rlimit_flag(limits, RLIMIT_FSIZE))
-    return fmt::format(" of {} (--rlimit {})", human_size(*hard), rlimit_name(RLIMIT_FSIZE));
-  return fmt::format(" ({})", rlimit_constant_name(RLIMIT_FSIZE));
+  return rlimit_text(limits, RLIMIT_FSIZE, "--max-file-size",
+                     [](rlim_t bytes) { return human_size(bytes); });
 }
 
 std::string memory_text(const Limits& limits) {

@@ -23,6 +23,7 @@
 
 #include "log.hpp"
 
+#include "child/exec.hpp"
 #include "child/plan.hpp"
 #include "jail/error.hpp"
 #include "process_state.hpp"
@@ -182,12 +183,13 @@ Process launch(const Spec& spec) {
   plan.go_fd = go.read.get();
   plan.report_fd = report.write.get();
 
-  state->context = FailureContext{builder.descriptions(),
-                                  spec.argv.front(),
-                                  plan.path_env != nullptr ? plan.path_env : "",
-                                  normalize_jail_path(spec.cwd),
-                                  spec.rootfs.value_or(""),
-                                  identity};
+  state->context =
+      FailureContext{builder.descriptions(),
+                     spec.argv.front(),
+                     plan.path_env != nullptr ? plan.path_env : child::kPathWithoutPathVariable,
+                     normalize_jail_path(spec.cwd),
+                     spec.rootfs.value_or(""),
+                     identity};
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "child/exec.hpp"
-#include "rlimits.hpp"
 #include "runsc/exec_failure.hpp"
 #include "runsc/sandbox.hpp"
 #include "setup_failure.hpp"
@@ -43,24 +42,12 @@ void fill_usage(Result& result, const RunRecord& record) {
   if (usage.peak_memory_bytes) result.peak_memory_bytes = *usage.peak_memory_bytes;
 }
 
-// The RLIMIT_CPU (seconds) or RLIMIT_FSIZE the tool ran under, as rlimits_for set it: whether
-// from --cpu-time / --max-file-size or from --rlimit cpu=… / fsize=…, the last setting of a
-// resource is the one in force. nullopt when it was not set, or set unlimited.
-std::optional<child::RlimitSetting> effective_rlimit(const Limits& limits, int resource) {
-  std::optional<child::RlimitSetting> in_force;
-  for (const child::RlimitSetting& setting : rlimits_for(limits)) {
-    if (setting.resource == resource) in_force = setting;
-  }
-  if (in_force && in_force->soft == RLIM_INFINITY) return std::nullopt;
-  return in_force;
-}
-
 // Names the limit behind what happened; a limit that fired turns the outcome into its own kind
 // (timeout, oom) so a caller never confuses it with a crash or an outside kill.
 // `signal_sent`: the last signal the caller (or the supervisor) sent; a death by it is theirs.
 void apply_limits(Result& result, const RunRecord& record, const Limits& limits, int signal_sent) {
   const bool killed = result.outcome == Outcome::signaled;
-  const std::optional<child::RlimitSetting> cpu = effective_rlimit(limits, RLIMIT_CPU);
+  const std::optional<Rlimit> cpu = rlimit_in_force(limits, RLIMIT_CPU);
   const cgroup::Usage usage = record.cgroup_usage.value_or(cgroup::Usage{});
   if (record.timed_out) {
     result.outcome = Outcome::timeout;
@@ -84,7 +71,7 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits,
     result.limit_hit = Limit::cpu_time;
     return;
   }
-  if (killed && result.signal == SIGXFSZ && effective_rlimit(limits, RLIMIT_FSIZE)) {
+  if (killed && result.signal == SIGXFSZ && rlimit_in_force(limits, RLIMIT_FSIZE)) {
     result.limit_hit = Limit::file_size;
   } else if (result.output_truncated) {
     // The cut is what a tool that then dies of SIGPIPE or exits on EPIPE ran into.

@@ -28,4 +28,13 @@ std::vector<child::RlimitSetting> rlimits_for(const Limits& limits) {
   return list;
 }
 
+std::optional<Rlimit> rlimit_in_force(const Limits& limits, int resource) {
+  for (const child::RlimitSetting& setting : rlimits_for(limits)) {
+    if (setting.resource != resource) continue;
+    if (setting.soft == RLIM_INFINITY) return std::nullopt;
+    return Rlimit{resource, setting.soft, setting.hard};
+  }
+  return std::nullopt;
+}
+
 }  // namespace jail

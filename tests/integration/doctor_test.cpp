@@ -224,7 +224,8 @@ TEST(Doctor, LeavesNothingBehind) {
 
 // A tool whose `--version` hangs is stopped with SIGTERM before it is killed: jail's own runsc
 // probe, stopped that way, removes its sandbox and directories, which a SIGKILL would leave. A
-// stand-in `bwrap` first on PATH that hangs and records the signal shows it.
+// stand-in `bwrap` first on PATH that prints its version line, then hangs (doctor, which reads
+// only the first line, then waited for its end with no limit) and records the signal shows it.
 TEST(Doctor, AHungToolIsAskedToStopBeforeItIsKilled) {
   char pattern[] = "/tmp/jail-doctor-hung-XXXXXX";
   ASSERT_NE(mkdtemp(pattern), nullptr);
@@ -233,6 +234,7 @@ TEST(Doctor, AHungToolIsAskedToStopBeforeItIsKilled) {
   {
     std::ofstream script(dir + "/bwrap");
     script << "#!/bin/sh\ntrap 'echo TERM > " << marker << "; exit 0' TERM\n"
+           << "echo 'bubblewrap 0.0-stand-in'\n"
            << "while :; do sleep 0.1; done\n";
   }
   ASSERT_EQ(chmod((dir + "/bwrap").c_str(), 0755), 0);
@@ -250,6 +252,7 @@ TEST(Doctor, AHungToolIsAskedToStopBeforeItIsKilled) {
   const nlohmann::json report = nlohmann::json::parse(run.out, nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << run.out;
   EXPECT_EQ(report["benchmark_tools"]["bwrap"]["path"], dir + "/bwrap") << run.out;
+  EXPECT_EQ(report["benchmark_tools"]["bwrap"]["version"], "bubblewrap 0.0-stand-in") << run.out;
 }
 
 // --runtime runsc refuses callers other than root, so for them doctor does not call the gVisor

@@ -63,13 +63,21 @@ TEST(LimitMessage, MemorySaysWhoseProcessWasKilled) {
   EXPECT_NE(message(other).find("the tool went on"), std::string::npos) << message(other);
 }
 
-// A limit set with --rlimit is named by that flag; one with no value in the Result's limits is
-// still named.
+// A limit set with --rlimit is named by that flag, with its soft value — the one the kernel
+// acts at — and wins over the limit's own flag, as it does in the tool; one with no value in the
+// Result's limits (or an unlimited soft one) is still named.
 TEST(LimitMessage, ARlimitSetWithoutItsOwnFlagIsNamedByTheFlagThatSetIt) {
   Result cpu = hit(Limit::cpu_time, Outcome::timeout);
   cpu.limits.rlimits.push_back({RLIMIT_CPU, 3, 4});
   EXPECT_EQ(message(cpu),
-            "the tool was killed: it used up its CPU time limit of 4 s (--rlimit cpu)");
+            "the tool was killed: it used up its CPU time limit of 3 s (--rlimit cpu)");
+  cpu.limits.cpu_time = std::chrono::seconds(9);
+  EXPECT_EQ(message(cpu),
+            "the tool was killed: it used up its CPU time limit of 3 s (--rlimit cpu)");
+  Result soft_unlimited = hit(Limit::cpu_time, Outcome::timeout);
+  soft_unlimited.limits.rlimits.push_back({RLIMIT_CPU, RLIM_INFINITY, RLIM_INFINITY});
+  EXPECT_EQ(message(soft_unlimited),
+            "the tool was killed: it used up its CPU time limit (RLIMIT_CPU)");
   Result file = hit(Limit::file_size, Outcome::signaled);
   file.limits.rlimits.push_back({RLIMIT_FSIZE, 2048, 2048});
   EXPECT_NE(message(file).find("limit of 2.0 KiB (--rlimit fsize)"), std::string::npos)

@@ -46,6 +46,12 @@ enum class Limit { memory, pids, wall_time, cpu_time, file_size, output };
 
 [[nodiscard]] std::string_view to_string(Limit);
 
+// The rlimit of `resource` (RLIMIT_*) the tool runs under, as jail sets it: from --cpu-time,
+// --max-file-size, --max-open-files or core_dumps, overridden by an --rlimit entry (the last
+// setting of a resource is the one in force). nullopt when it is not set, or its soft value is
+// unlimited: then nothing is enforced at the soft value.
+[[nodiscard]] std::optional<Rlimit> rlimit_in_force(const Limits& limits, int resource);
+
 // "cpu" → RLIMIT_CPU, "nofile" → RLIMIT_NOFILE, …; nullopt for an unknown name.
 [[nodiscard]] std::optional<int> rlimit_resource(std::string_view name);
 [[nodiscard]] std::string_view rlimit_name(int resource);

@@ -45,28 +45,32 @@ void for_each_path_candidate(const char* path, const char* file, Visit visit) {
 }
 
 const char* search_path(const Plan& plan) {
-  return plan.path_env != nullptr ? plan.path_env : "/usr/bin:/bin";
+  return plan.path_env != nullptr ? plan.path_env : kPathWithoutPathVariable;
 }
 
 }  // namespace
 
-bool command_exists(const Plan& plan) {
+CommandFile find_command_file(const Plan& plan) {
   const char* file = plan.argv[0];
-  if (std::strchr(file, '/') != nullptr) return ::faccessat(AT_FDCWD, file, F_OK, 0) == 0;
   bool found = false;
-  for_each_path_candidate(search_path(plan), file, [&](const char* candidate) {
-    found = ::faccessat(AT_FDCWD, candidate, F_OK, 0) == 0;
-    return !found;
-  });
-  return found;
+  if (std::strchr(file, '/') != nullptr) {
+    found = ::faccessat(AT_FDCWD, file, F_OK, 0) == 0;
+  } else {
+    for_each_path_candidate(search_path(plan), file, [&](const char* candidate) {
+      found = ::faccessat(AT_FDCWD, candidate, F_OK, 0) == 0;
+      return !found;
+    });
+  }
+  return found ? CommandFile::present : CommandFile::absent;
 }
 
-void exec_tool(const Plan& plan, bool command_exists) {
+void exec_tool(const Plan& plan, CommandFile command) {
+  const int enoent_detail = command == CommandFile::present ? kExecCommandExists : -1;
   const char* file = plan.argv[0];
   if (std::strchr(file, '/') != nullptr) {
     ::execve(file, plan.argv, plan.envp);
     const int err = errno;
-    exec_failed(plan, err, err == ENOENT && command_exists ? kExecCommandExists : -1);
+    exec_failed(plan, err, err == ENOENT ? enoent_detail : -1);
   }
   // execvp's rules: try each PATH entry; remember EACCES but keep looking; a missing entry or
   // directory is not an error; anything else (ENOEXEC, ETXTBSY, …) stops the search.
@@ -91,7 +95,7 @@ void exec_tool(const Plan& plan, bool command_exists) {
   });
   // ENOENT although a candidate was there: the first one found could not be loaded.
   if (saw_eacces) exec_failed(plan, EACCES);
-  exec_failed(plan, ENOENT, command_exists ? kExecCommandExists : -1);
+  exec_failed(plan, ENOENT, enoent_detail);
 }
 
 }  // namespace jail::child

@@ -60,7 +60,7 @@ void reset_signals() {
   }
   // Whether the command is there, asked while the filter still allows it: an ENOENT from
   // execve then means its interpreter or loader is missing, not the command.
-  const bool exists = command_exists(plan);
+  const CommandFile command = find_command_file(plan);
   // Last before execve: the policy only has to allow execve (and write + exit_group, to report
   // a failed exec), which launch() checks.
   if (plan.seccomp_program != nullptr &&
@@ -71,7 +71,7 @@ void reset_signals() {
   // Only write (which launch() checks the policy allows) and the vDSO's clock from here on.
   mark(plan, Phase::seccomp_loaded);
   mark(plan, Phase::exec);
-  exec_tool(plan, exists);
+  exec_tool(plan, command);
 }
 
 int lowest_free_fd(const Plan& plan) {
