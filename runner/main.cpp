@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -17,6 +18,7 @@
 #include "rootfs_command.hpp"
 #include "run_command.hpp"
 #include "session_commands.hpp"
+#include "version.hpp"
 
 namespace {
 
@@ -25,6 +27,10 @@ constexpr int kSetupFailed = 125;
 int dispatch(int argc, char** argv) {
   const bool learn =
       argc >= 3 && std::strcmp(argv[1], "policy") == 0 && std::strcmp(argv[2], "learn") == 0;
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::fputs(jail::runner::version_text().c_str(), stdout);
+    return 0;
+  }
   if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) return run_doctor(argc - 1, argv + 1);
   if (argc >= 2 && jail::runner::is_session_command(argv[1])) {
     return jail::runner::run_session_command(argc - 1, argv + 1);

@@ -395,7 +395,8 @@ class RunUsage : public CLI::Formatter {
   std::string make_usage(const CLI::App* /*app*/, std::string /*name*/) const override {
     return "Usage: jail [OPTIONS] -- COMMAND [ARGS...]\n"
            "       jail SUBCOMMAND ... (policy, rootfs, export-oci, doctor, changes, commit, "
-           "undo, discard, sessions; each takes --help)\n";
+           "undo, discard, sessions; each takes --help)\n"
+           "       jail --version\n";
   }
 };
 

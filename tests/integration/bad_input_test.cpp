@@ -1,6 +1,7 @@
 // Bad input: exit code exactly 125 and one clear line on stderr starting "jail: " that names what
 // failed; never a crash, never the tool started.
 #include <gtest/gtest.h>
+#include <seccomp.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -231,6 +232,21 @@ TEST(Help, TheUsageLineShowsTheCommandAndTheSubcommands) {
   EXPECT_NE(help.out.find("Usage: jail [OPTIONS] -- COMMAND [ARGS...]"), std::string::npos)
       << describe(help);
   EXPECT_NE(help.out.find("export-oci"), std::string::npos) << describe(help);
+}
+
+// A bug report or an audit starts from the version; `jail --version` was taken for a run
+// without "--" (exit 125).
+TEST(Help, VersionNamesJailsVersionAndTheLibseccompItLoaded) {
+  RunResult version = run_jail({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << describe(version);
+  EXPECT_TRUE(version.out.starts_with("jail 0.")) << describe(version);
+  const scmp_version* library = seccomp_version();
+  const std::string loaded = "\nlibseccomp " + std::to_string(library->major) + "." +
+                             std::to_string(library->minor) + "." + std::to_string(library->micro) +
+                             " (API level ";
+  EXPECT_NE(version.out.find(loaded), std::string::npos) << describe(version);
+  EXPECT_TRUE(version.err.empty()) << describe(version);
+  EXPECT_NE(run_jail({"--help"}).out.find("jail --version"), std::string::npos);
 }
 
 }  // namespace
