@@ -20,7 +20,6 @@
 #include "limit_message.hpp"
 #include "profile.hpp"
 #include "run_options.hpp"
-#include "runsc_orphans.hpp"
 #include "session_commands.hpp"
 
 namespace jail::runner {
@@ -172,9 +171,7 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
   if (!reports) return kUsageExit;  // 125, jail's own failure: nothing ran
 
   block_forwarded_signals();
-  RunscOrphans orphans(run.spec.runtime == Runtime::runsc);
   const Result result = jail::run(run.spec);
-  orphans.reap();
   log_result(result);
   if (run.spec.trace_timing) print_timings(result);
   if (result.dry_run && !run.log.quiet) print_dry_run_summary(*result.dry_run);

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
+#include "runsc/keeper.hpp"
 #include "runsc/sandbox.hpp"
 
 #include "jail/error.hpp"
@@ -47,6 +48,9 @@ void signal_tool(Process::State& state, int signal) {
   if (state.runsc) {
     if (signal != SIGKILL && state.runsc->signal_container(signal)) return;
     note_signal(state, signal);
+    // The keeper passes the signal on to runsc run, and turns its stop signal into runsc's
+    // SIGKILL; a SIGKILL of the keeper itself would leave runsc's last processes to the caller.
+    if (signal == SIGKILL) signal = keeper_stop_signal();
   }
   ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), signal, nullptr, 0);
 }

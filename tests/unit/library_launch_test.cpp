@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -281,6 +282,61 @@ TEST(LibraryLaunch, ARunscJailOutlivesTheThreadThatLaunchedIt) {
   for (ssize_t n; (n = ::read(process->stdout_fd(), buffer, sizeof buffer)) > 0;)
     out.append(buffer, static_cast<std::size_t>(n));
   EXPECT_EQ(out, "finished\n") << jail::to_json(result);
+}
+
+// runsc run's sandbox and gofer outlive it by a moment and are orphaned. A host that is a child
+// subreaper (PID 1 in its container, tini -s, systemd --user) received them: two zombies per
+// run, of processes it never started. Each run's keeper takes them in instead; a run ended by
+// kill() too.
+TEST(LibraryLaunch, AHostThatIsASubreaperInheritsNothingOfARunscRun) {
+  if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
+    GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
+  }
+  ASSERT_FALSE(has_children());
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+  jail::Spec spec = shell("echo ran");
+  spec.runtime = jail::Runtime::runsc;
+  const jail::Result ended = jail::run(spec);
+  jail::Process killed = jail::launch(shell("sleep 30"));
+  {
+    jail::Spec sleeper = shell("sleep 30");
+    sleeper.runtime = jail::Runtime::runsc;
+    jail::Process process = jail::launch(sleeper);
+    std::this_thread::sleep_for(300ms);  // the sandbox and gofer are up
+    process.kill(SIGKILL);
+    const jail::Result result = process.wait();
+    EXPECT_EQ(result.outcome, jail::Outcome::signaled) << jail::to_json(result);
+  }
+  killed.kill(SIGKILL);
+  (void)killed.wait();
+  // Orphans that were going to come would have come by now: each run's cgroup, which they ran
+  // in, was removed empty.
+  std::this_thread::sleep_for(200ms);
+  const bool orphaned = has_children();
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  while (::waitpid(-1, nullptr, WNOHANG | __WALL) > 0) {  // this test's, whatever happened
+  }
+  EXPECT_EQ(ended.outcome, jail::Outcome::exited) << jail::to_json(ended);
+  EXPECT_FALSE(orphaned) << "a process of a runsc run was reparented to the host";
+}
+
+// The keeper that stands between jail and runsc is a copy of the host process, with every fd the
+// host had. Had it kept them, the host closing a native jail's stdin would not reach that tool
+// (cat would never see end-of-file) while a runsc run started later was still going.
+TEST(LibraryLaunch, ARunscRunHoldsNoneOfTheHostsOtherPipes) {
+  if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
+    GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
+  }
+  jail::Process cat = jail::launch(shell("cat"));
+  jail::Spec sleeper = shell("sleep 5");
+  sleeper.runtime = jail::Runtime::runsc;
+  jail::Process runsc = jail::launch(sleeper);
+  cat.close_stdin();
+  const std::optional<jail::Result> result = cat.wait_for(3s);
+  ASSERT_TRUE(result.has_value()) << "cat did not see the end of its stdin";
+  EXPECT_EQ(result->outcome, jail::Outcome::exited) << jail::to_json(*result);
+  runsc.kill(SIGKILL);
+  (void)runsc.wait();
 }
 
 // Learning reads every syscall from the supervisor; under runsc none reach it, so a library

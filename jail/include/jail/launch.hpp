@@ -25,7 +25,8 @@ class Process {
   // throws jail::Error on a Process that was moved from.
   ~Process();
 
-  // The host pid of the jail's init (the reaper that is PID 1 inside).
+  // The host pid of the jail's init (the reaper that is PID 1 inside); under runsc, of the keeper
+  // that started `runsc run` (jail's own child, outside the jail's cgroup).
   [[nodiscard]] pid_t pid() const;
   // Waits until the jail has ended, then reports. Once it has reported, the Process is
   // finished: a second call throws, as does one that waited at the same time on another

@@ -29,9 +29,9 @@ enum class MountKind { bind, ro_bind, tmpfs };
 enum class Stdio { inherit, pty, pipe };
 
 // Who runs the tool: jail itself (namespaces, seccomp, cgroups) or gVisor's runsc, whose
-// user-space kernel stands between the tool and the host's. runsc's sandbox and gofer processes
-// outlive `runsc run` by a moment and are orphaned: a host process that is a child subreaper
-// (PR_SET_CHILD_SUBREAPER) reaps two of them after each runsc run, as it reaps any orphan.
+// user-space kernel stands between the tool and the host's. Under runsc, jail's child is a keeper
+// that starts `runsc run` and reaps the sandbox and gofer processes runsc leaves behind: a host
+// that is a child subreaper (PR_SET_CHILD_SUBREAPER, or PID 1) inherits none of them.
 enum class Runtime { native, runsc };
 
 // enforce: the policy decides. learn: every syscall is allowed and reported to the supervisor,

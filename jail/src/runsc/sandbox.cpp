@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,13 +10,11 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
-#include <climits>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 #include <random>
-#include <span>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,13 +23,13 @@
 #include "log.hpp"
 
 #include "cgroup/cgroup.hpp"
-#include "child/syscalls.hpp"
 #include "child/timing.hpp"
 #include "jail/closed_stdio.hpp"
 #include "jail/error.hpp"
 #include "lasting_thread.hpp"
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
+#include "runsc/keeper.hpp"
 #include "runsc/stale_runs.hpp"
 #include "seccomp/oci_export.hpp"
 #include "spawn_support.hpp"
@@ -53,61 +50,19 @@ struct Argv {
   }
 };
 
-// The fd runsc's debug log goes to in runsc's process (see kDebugLogArgument).
-constexpr int kDebugLogFd = 3;
+// runsc's debug log: fd 3 in runsc's process (RunscExec::debug_log).
 constexpr const char* kDebugLogArgument = "--debug-log=/proc/self/fd/3";
-
-// Post-clone: no allocation. Joins the jail's v1 cgroups through `cgroup_tasks`, makes the
-// prepared fds the child's stdio (and fd 3 its debug log when `debug_log` >= 0), closes the
-// rest, execs.
-[[noreturn]] void exec_prepared(const char* path, char* const* argv, char* const* envp,
-                                const int (&stdio)[3], int debug_log = -1,
-                                std::span<const int> cgroup_tasks = {}) {
-  // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
-  // runsc's own watchdog).
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  // runsc starts with no signal blocked, whatever the thread it was cloned from blocks (the
-  // lasting thread blocks them all).
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  // A session of its own, as a native jail's init has: a terminal's Ctrl-C (SIGINT to the
-  // foreground group) would otherwise end runsc run and its gofer directly, before jail could
-  // forward it to the tool. Its stdio is pipes; it needs no terminal.
-  if (::setsid() < 0) ::_exit(125);
-  // Before runsc exists, so none of it runs outside the limits; and a task moving itself waits
-  // for no RCU grace period, where jail writing the pid did (~10 ms of each start, during which
-  // the host's forks and execs, runsc's among them, stall). As the native init (child/init.cpp).
-  for (const int fd : cgroup_tasks) {
-    if (child::sys::join_cgroup_v1(fd) != 0) ::_exit(125);
-  }
-  // Moved out of the way first: stdio's dup2 must not land on it.
-  if (debug_log >= 0 && debug_log <= kDebugLogFd) {
-    debug_log = ::fcntl(debug_log, F_DUPFD_CLOEXEC, kDebugLogFd + 1);
-    if (debug_log < 0) ::_exit(125);
-  }
-  for (int fd = 0; fd <= 2; ++fd) {
-    if (stdio[fd] >= 0 && ::dup2(stdio[fd], fd) != fd) ::_exit(125);
-  }
-  int first_closed = 3;
-  if (debug_log >= 0) {
-    if (::dup2(debug_log, kDebugLogFd) != kDebugLogFd) ::_exit(125);
-    first_closed = kDebugLogFd + 1;
-  }
-  ::syscall(SYS_close_range, first_closed, UINT_MAX, 0);
-  ::execve(path, argv, envp);
-  ::_exit(127);
-}
 
 // Runs a runsc command (its output is not wanted); true if it exited 0. With a `limit`, one that
 // has not ended by then is killed (false): the supervisor waits on it, and its deadlines with it.
 bool run_quietly(Argv argv, std::optional<std::chrono::milliseconds> limit = std::nullopt) {
   static char* const envp[] = {const_cast<char*>("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nullptr};
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  const int stdio[3] = {devnull, devnull, devnull};
   char* const* args = argv.data();
+  const RunscExec exec{
+      .path = args[0], .argv = args, .envp = envp, .stdio = {devnull, devnull, devnull}};
   const pid_t pid = ::fork();
-  if (pid == 0) exec_prepared(args[0], args, envp, stdio);
+  if (pid == 0) exec_runsc(exec);
   ::close(devnull);
   if (pid < 0) return false;
   int waited = 1;  // without a limit (or a pidfd), waitpid below waits as long as it takes
@@ -227,14 +182,25 @@ Process launch_runsc(const Spec& spec) {
 
   // The same stdio as a native run: runsc's own stdio is the tool's.
   const std::array<UniqueFd, 3> child_stdio = plumb_stdio(spec, *state);
-  const int stdio[3] = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()};
   char* const* args = argv.data();
 
-  // v1: the child joins by itself (exec_prepared); v2: clone_into places it.
+  // v1: runsc joins by itself (exec_runsc); v2: clone_into places it. The keeper (below) stays
+  // out: it is jail's, and the cgroup's kill must not end it before it has reaped runsc.
   const std::vector<UniqueFd> cgroup_tasks = state->cgroup.open_v1_tasks();
   std::vector<int> cgroup_task_fds;
   for (const UniqueFd& fd : cgroup_tasks) cgroup_task_fds.push_back(fd.get());
+  const RunscExec exec{.path = args[0],
+                       .argv = args,
+                       .envp = envp,
+                       .stdio = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()},
+                       .debug_log = debug_log.write.get(),
+                       .cgroup_tasks = cgroup_task_fds};
+  clone_args runsc_clone{};
+  runsc_clone.exit_signal = SIGCHLD;
+  clone_into(runsc_clone, state->cgroup);
 
+  // jail's child is runsc's keeper (runsc/keeper.hpp), which starts runsc and reaps what it
+  // leaves; the supervisor watches the keeper as it would runsc, and sees runsc's end in its own.
   clone_args clone{};
   int pidfd = -1;
   clone.flags = CLONE_PIDFD;
@@ -243,15 +209,14 @@ Process launch_runsc(const Spec& spec) {
   // watcher) or ignores SIGCHLD would take this one's status from the supervisor; it is waited
   // for through its pidfd and with __WALL only.
   clone.exit_signal = 0;
-  clone_into(clone, state->cgroup);
   state->started = std::chrono::steady_clock::now();
-  // Cloned from a thread that lasts as long as this process: runsc's parent-death signal must
-  // mean this process's end, not the end of the thread the caller launched from.
+  // Cloned from a thread that lasts as long as this process: the keeper's parent-death signal
+  // must mean this process's end, not the end of the thread the caller launched from.
   long pid = -1;
   int clone_errno = 0;
   on_lasting_thread([&] {
     pid = ::syscall(SYS_clone3, &clone, sizeof clone);
-    if (pid == 0) exec_prepared(args[0], args, envp, stdio, debug_log.write.get(), cgroup_task_fds);
+    if (pid == 0) keep_runsc(runsc_clone, exec);
     clone_errno = errno;
   });
   if (pid < 0) {
@@ -262,7 +227,6 @@ Process launch_runsc(const Spec& spec) {
   state->pidfd.reset(pidfd);
   timeline.mark(child::Phase::cloned);
   try {
-    if (cgroup_tasks.empty()) state->cgroup.attach(state->pid);
     // While runsc initialises: the policy and the bundle. A policy that does not compile, or a
     // bundle that cannot be written, ends runsc before it has read anything.
     const OciSeccomp seccomp = oci_seccomp_for(spec.policy, OciReader::runsc);

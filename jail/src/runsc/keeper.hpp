@@ -1,0 +1,48 @@
+// Child side: the processes between jail and gVisor. `runsc run`'s sandbox and gofer outlive it
+// by a moment (runsc ends them with a parent-death signal as it exits), so they are orphaned and
+// go to the nearest child subreaper. In a host that is one (tini -s, systemd --user, a plugin host
+// that is PID 1 in its container) they became two zombies per run that the host never started.
+// So jail starts a keeper instead of runsc: a child subreaper of its own that starts runsc, takes
+// in what runsc leaves, and ends as runsc ended once all of it is reaped.
+//
+// Everything here runs after a clone: no allocation, no exceptions, no logging.
+#pragma once
+
+#include <linux/sched.h>
+#include <signal.h>
+
+#include <span>
+
+namespace jail {
+
+// Sent to the keeper, it SIGKILLs runsc run and goes on reaping (SIGKILL to the keeper itself
+// would end runsc too, but hand runsc's sandbox and gofer to the caller's reaper). Every other
+// catchable signal the keeper gets is passed on to runsc run as it is.
+inline int keeper_stop_signal() {
+  return SIGRTMAX;
+}
+
+// What runsc needs once it runs: its argv and envp, its stdio (fd 0-2; -1 keeps the inherited
+// one), fd 3 its debug log when `debug_log` >= 0, and the v1 `tasks` files of the jail's
+// cgroups, which it joins before its exec (v2: the clone places it).
+struct RunscExec {
+  const char* path = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  int stdio[3] = {-1, -1, -1};
+  int debug_log = -1;
+  std::span<const int> cgroup_tasks;
+};
+
+// Becomes runsc: joins the cgroups, sets up its fds, closes the rest and execs (125 if a step
+// fails, 127 if the exec does).
+[[noreturn]] void exec_runsc(RunscExec exec);
+
+// The keeper's body (see above): starts runsc with `runsc_clone` (SIGCHLD as exit signal,
+// CLONE_INTO_CGROUP for v2), closes every fd it holds (the caller's other pipes must not stay
+// open in it), passes signals on, and reaps runsc and every orphan it takes in. Ends with runsc
+// run's wait status: its exit code, or death by the same signal. What is left 5 s after runsc
+// ended is left to the caller's reaper.
+[[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec);
+
+}  // namespace jail
