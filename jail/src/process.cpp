@@ -42,10 +42,7 @@ void supervise(Process::State& state) noexcept {
   } catch (...) {
     error = std::current_exception();
     // Nothing outlives its owner: a supervisor that failed still ends and reaps the jail.
-    if (!state.waited) {
-      kill_and_reap(state.pidfd.get(), state.pid);
-      state.waited = true;
-    }
+    if (!state.waited) end_and_reap(state);
   }
   const std::lock_guard lock(state.mutex);
   state.result = std::move(result);
@@ -79,8 +76,7 @@ Process::Process(std::unique_ptr<State> state) : state_(std::move(state)) {
   // The jail exists already: without a supervisor nothing would ever reap it or enforce its
   // limits, so a failure here ends it before the caller hears of it.
   const auto fail = [&](int err, const std::string& message) {
-    kill_and_reap(state_->pidfd.get(), state_->pid);
-    state_->waited = true;
+    end_and_reap(*state_);
     throw Error("supervisor", err, message);
   };
   state_->stop_relays = UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));

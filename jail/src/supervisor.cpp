@@ -55,6 +55,14 @@ void signal_tool(Process::State& state, int signal) {
   ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), signal, nullptr, 0);
 }
 
+void end_and_reap(Process::State& state) {
+  signal_tool(state, SIGKILL);
+  int status = 0;
+  while (::waitpid(state.pid, &status, __WALL) < 0 && errno == EINTR) {
+  }
+  state.waited = true;
+}
+
 Supervisor::Supervisor(Process::State& state) : state_(state) {
   if (state_.forward_signals) signals_ = forwarding_signalfd(state_.pty);
   if (state_.limits.timeout) next_deadline_ = state_.started + *state_.limits.timeout;

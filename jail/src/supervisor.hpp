@@ -22,8 +22,13 @@ namespace jail {
 // A signal for the tool: natively to the jail's init, which forwards it; under runsc to the
 // container's init by `runsc kill` (signalled, `runsc run` itself would die of SIGTERM or drop
 // SIGUSR1). SIGKILL, and a signal runsc cannot deliver yet (the container not started), go to
-// `runsc run`, and are then noted in `state.signal_sent`: its death is the one asked for.
+// `runsc run` (through its keeper, runsc/keeper.hpp), and are then noted in
+// `state.signal_sent`: its death is the one asked for.
 void signal_tool(Process::State& state, int signal);
+
+// SIGKILL for the jail (as signal_tool) and waits for jail's child: where a launch or a
+// supervisor failed. Under runsc the keeper has then reaped runsc and what it left.
+void end_and_reap(Process::State& state);
 
 // Notes `signal` in `state.signal_sent`, to which the jail's end is put down: the last one sent,
 // except that a SIGKILL, once sent, is what ended it whatever was sent after.

@@ -34,6 +34,7 @@
 #include "seccomp/oci_export.hpp"
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
+#include "supervisor.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -247,7 +248,7 @@ Process launch_runsc(const Spec& spec) {
     // Off the critical path too: runsc has its bundle, and the sweep skips our own (locked).
     remove_stale_runsc_run_dirs(parent);
   } catch (...) {
-    kill_and_reap(pidfd, state->pid);
+    end_and_reap(*state);
     throw;
   }
   state->runsc_debug_log = std::move(debug_log.read);
