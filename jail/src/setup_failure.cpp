@@ -170,6 +170,13 @@ SetupFailure describe_exec_failure(int err, const FailureContext& context, int d
         context.command.find('/') != std::string::npos
             ? std::string()
             : fmt::format(" (on the jail's PATH, {})", context.path));
+  } else if (err == ENOENT && context.command.find('/') == std::string::npos &&
+             context.path.empty()) {
+    // "is not on the jail's PATH ()" read as a fault of jail's.
+    failure.message = fmt::format(
+        "command not found: '{}': the jail's PATH is empty; give the command's path, or set "
+        "PATH (--env PATH=/usr/bin:/bin)",
+        context.command);
   } else if (err == ENOENT) {
     failure.message =
         context.command.find('/') != std::string::npos

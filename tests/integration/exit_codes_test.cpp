@@ -110,6 +110,13 @@ TEST_P(ExitCodes, MissingInterpreterOfACommandOnThePathIsNamedAsSuch) {
   EXPECT_NE(absent.err.find("is not on the jail's PATH"), std::string::npos) << describe(absent);
 }
 
+// `--env PATH=` leaves nothing to search: said so, where the message showed "PATH ()".
+TEST_P(ExitCodes, AnEmptyPathIsSaidToBeEmpty) {
+  RunResult r = run({"--env", "PATH=", "--", "jail-itest-none"});
+  EXPECT_EQ(r.exit_code, 127) << describe(r);
+  EXPECT_NE(r.err.find("the jail's PATH is empty"), std::string::npos) << describe(r);
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(ExitCodes);
 
 }  // namespace

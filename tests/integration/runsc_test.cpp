@@ -111,6 +111,9 @@ TEST_F(Runsc, ExitCodesAreTheNativeOnes) {
   auto [missing, smissing] = outcome_of({"--", "no-such-command"});
   EXPECT_EQ(missing.exit_code, 127) << describe(missing);
   EXPECT_NE(missing.err.find("command not found"), std::string::npos) << describe(missing);
+  auto [no_path, sno_path] = outcome_of({"--env", "PATH=", "--", "no-such-command"});
+  EXPECT_EQ(no_path.exit_code, 127) << describe(no_path);
+  EXPECT_NE(no_path.err.find("the jail's PATH is empty"), std::string::npos) << describe(no_path);
   auto [absent, sabsent] = outcome_of({"--", "/no/such/file"});
   EXPECT_EQ(absent.exit_code, 127) << describe(absent);
   auto [not_executable, snx] = outcome_of({"--", "/etc/passwd"});
