@@ -133,6 +133,12 @@ void Process::kill(int signal) {
         "kill", EINVAL,
         fmt::format("kill({}): not a signal number; give one from 1 to {}", signal, NSIG - 1));
   }
+  if (signal > 31 && signal < SIGRTMIN) {
+    throw Error("kill", EINVAL,
+                fmt::format("kill({}): the C library keeps signals 32 to {} for itself; give 1 to "
+                            "31 or a real-time signal from SIGRTMIN ({})",
+                            signal, SIGRTMIN - 1, SIGRTMIN));
+  }
   State& jail = state();
   if (jail.waited) return;
   note_signal(jail, signal);

@@ -48,9 +48,12 @@ void signal_tool(Process::State& state, int signal) {
   if (state.runsc) {
     if (signal != SIGKILL && state.runsc->signal_container(signal)) return;
     note_signal(state, signal);
-    // The keeper passes the signal on to runsc run, and turns its stop signal into runsc's
-    // SIGKILL; a SIGKILL of the keeper itself would leave runsc's last processes to the caller.
-    if (signal == SIGKILL) signal = keeper_stop_signal();
+    // The keeper passes the signal on to runsc run, and a stop request becomes runsc's SIGKILL;
+    // a SIGKILL of the keeper itself would leave runsc's last processes to the caller.
+    if (signal == SIGKILL) {
+      stop_keeper(state.pidfd.get());
+      return;
+    }
   }
   ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), signal, nullptr, 0);
 }

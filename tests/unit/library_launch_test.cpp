@@ -320,6 +320,48 @@ TEST(LibraryLaunch, AHostThatIsASubreaperInheritsNothingOfARunscRun) {
   EXPECT_FALSE(orphaned) << "a process of a runsc run was reparented to the host";
 }
 
+// A signal sent before the container exists goes to the keeper, which passes it on to runsc run.
+// Left at their default there, SIGSEGV or SIGBUS ended the keeper itself (with a core dump of
+// the host's memory) and handed runsc's processes to the host.
+TEST(LibraryLaunch, AFaultSignalSentEarlyIsPassedOnNotTakenByTheKeeper) {
+  if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
+    GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
+  }
+  ASSERT_FALSE(has_children());
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+  for (const int signal : {SIGSEGV, SIGBUS}) {
+    jail::Spec spec = shell("sleep 30");
+    spec.runtime = jail::Runtime::runsc;
+    jail::Process process = jail::launch(spec);
+    process.kill(signal);  // runsc has not made the container yet
+    const std::optional<jail::Result> result = process.wait_for(20s);
+    EXPECT_TRUE(result.has_value()) << "signal " << signal << " was lost; the tool ran on";
+    if (!result) process.kill(SIGKILL);
+  }
+  std::this_thread::sleep_for(200ms);
+  const bool orphaned = has_children();
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  while (::waitpid(-1, nullptr, WNOHANG | __WALL) > 0) {
+  }
+  EXPECT_FALSE(orphaned) << "the keeper died of the signal and runsc's processes came here";
+}
+
+// 32 and 33 are the C library's own (thread cancellation, set*id broadcast): never the tool's.
+TEST(LibraryLaunch, TheCLibrarysInternalSignalsAreRefused) {
+  jail::Process process = jail::launch(shell("sleep 30"));
+  for (const int signal : {32, 33}) {
+    try {
+      process.kill(signal);
+      ADD_FAILURE() << "kill(" << signal << ") was accepted";
+    } catch (const jail::Error& error) {
+      EXPECT_NE(std::string(error.what()).find("keeps signals 32 to"), std::string::npos)
+          << error.what();
+    }
+  }
+  process.kill(SIGKILL);
+  (void)process.wait();
+}
+
 // The keeper that stands between jail and runsc is a copy of the host process, with every fd the
 // host had. Had it kept them, the host closing a native jail's stdin would not reach that tool
 // (cat would never see end-of-file) while a runsc run started later was still going.

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 
 #include "child/syscalls.hpp"
 
@@ -26,16 +27,8 @@ constexpr long kOrphanPatienceMs = 5000;
 // so that a signal never reaches a pid the kernel may have given to another process.
 volatile sig_atomic_t runsc_pid = 0;
 
-void pass_on(int signal) {
-  const pid_t pid = runsc_pid;
-  if (pid <= 0) return;
-  ::kill(pid, signal == keeper_stop_signal() ? SIGKILL : signal);
-}
-
-// A fault in the keeper itself must end it, not be passed on and return to the faulting
-// instruction; SIGCHLD at its default, or a caller's SIG_IGN would have the kernel reap runsc
-// before the keeper learns how it ended.
-bool keeps_default(int signal) {
+// The keeper's own faults: their handler must not return to the faulting instruction.
+bool is_fault(int signal) {
   switch (signal) {
     case SIGSEGV:
     case SIGBUS:
@@ -43,33 +36,72 @@ bool keeps_default(int signal) {
     case SIGFPE:
     case SIGTRAP:
     case SIGSYS:
-    case SIGCHLD:
       return true;
     default:
       return false;
   }
 }
 
+void pass_on(int signal, siginfo_t* info, void* /*context*/) {
+  const int saved_errno = errno;
+  if (is_fault(signal) && info->si_code > 0) {
+    // Raised by the kernel for the keeper's own instruction: end as that fault does.
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;
+    ::sigaction(signal, &action, nullptr);
+    errno = saved_errno;
+    return;
+  }
+  const pid_t pid = runsc_pid;
+  if (pid > 0) {
+    // Only jail, the keeper's parent, asks for runsc's end; the same signal number from anyone
+    // else, or without the marker, is passed on like any other.
+    const bool stop = signal == keeper_stop_signal() && info->si_code == SI_QUEUE &&
+                      info->si_value.sival_int == kKeeperStopMarker && info->si_pid == ::getppid();
+    ::kill(pid, stop ? SIGKILL : signal);
+  }
+  errno = saved_errno;
+}
+
 // Every disposition the caller's process had (the keeper is a copy of it) replaced: its handlers
-// are the caller's code, not the keeper's.
+// are the caller's code, not the keeper's. SIGCHLD at its default: a caller's SIG_IGN or
+// SA_NOCLDWAIT would have the kernel reap runsc before the keeper learns how it ended.
 void take_over_signals() {
   struct sigaction action {};
   sigemptyset(&action.sa_mask);
   for (int signal = 1; signal <= SIGRTMAX; ++signal) {
     if (signal == SIGKILL || signal == SIGSTOP) continue;
-    action.sa_handler = keeps_default(signal) ? SIG_DFL : pass_on;
-    (void)::sigaction(signal, &action, nullptr);  // glibc's own two refuse; never delivered here
+    if (signal == SIGCHLD) {
+      action.sa_flags = 0;
+      action.sa_handler = SIG_DFL;
+    } else {
+      action.sa_flags = SA_SIGINFO;
+      action.sa_sigaction = pass_on;
+    }
+    (void)::sigaction(signal, &action, nullptr);  // glibc's own two refuse (see set_signal_mask)
   }
 }
 
-void set_signal_mask(bool blocked) {
-  sigset_t set;
-  if (blocked) {
-    sigfillset(&set);
-  } else {
-    sigemptyset(&set);
+// Back to the defaults, as an exec would leave them, before runsc's child unblocks anything:
+// a host's handler (run_quietly forks the host) or the keeper's must not run in it.
+void default_signals() {
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  for (int signal = 1; signal <= SIGRTMAX; ++signal) {
+    if (signal == SIGKILL || signal == SIGSTOP) continue;
+    (void)::sigaction(signal, &action, nullptr);
   }
-  ::sigprocmask(SIG_SETMASK, &set, nullptr);
+}
+
+// Unblocked, the C library's two internal signals (32 and 33, below SIGRTMIN) stay blocked in
+// the keeper: their handlers cannot be replaced, and a stray one would end the keeper (32) or be
+// swallowed (33). glibc's sigset functions never touch them, so the kernel's mask is set raw.
+void set_signal_mask(bool blocked) {
+  constexpr std::uint64_t kLibcInternal =
+      (std::uint64_t{1} << (32 - 1)) | (std::uint64_t{1} << (33 - 1));
+  const std::uint64_t mask = blocked ? ~std::uint64_t{0} : kLibcInternal;
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
 }
 
 long now_ms() {
@@ -128,13 +160,26 @@ void reap_orphans() {
 
 }  // namespace
 
+void stop_keeper(int keeper_pidfd) {
+  siginfo_t info{};
+  info.si_signo = keeper_stop_signal();
+  info.si_code = SI_QUEUE;
+  info.si_pid = ::getpid();
+  info.si_uid = ::getuid();
+  info.si_value.sival_int = kKeeperStopMarker;
+  ::syscall(SYS_pidfd_send_signal, keeper_pidfd, keeper_stop_signal(), &info, 0);
+}
+
 [[noreturn]] void exec_runsc(RunscExec exec) {
   // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
   // runsc's own watchdog).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  // runsc starts with no signal blocked, whatever the thread it was cloned from blocks (the
-  // lasting thread blocks them all).
-  set_signal_mask(false);
+  // runsc starts with the default dispositions and no signal blocked, whatever the thread it was
+  // cloned from had (the lasting thread blocks them all).
+  default_signals();
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
   // A session of its own, as a native jail's init has: a terminal's Ctrl-C (SIGINT to the
   // foreground group) would otherwise end runsc run and its gofer directly, before jail could
   // forward it to the tool. Its stdio is pipes; it needs no terminal.
@@ -167,6 +212,8 @@ void reap_orphans() {
 [[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   set_signal_mask(true);
+  // It holds a copy of the caller's memory: never written out as a core dump, whatever ends it.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   // Out of the caller's process group too: a terminal's Ctrl-C is jail's to forward.
   if (::setsid() < 0) ::_exit(125);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) ::_exit(125);

@@ -15,12 +15,18 @@
 
 namespace jail {
 
-// Sent to the keeper, it SIGKILLs runsc run and goes on reaping (SIGKILL to the keeper itself
-// would end runsc too, but hand runsc's sandbox and gofer to the caller's reaper). Every other
-// catchable signal the keeper gets is passed on to runsc run as it is.
+// Sent by jail with SI_QUEUE and kKeeperStopMarker as its value (stop_keeper), it has the keeper
+// SIGKILL runsc run and go on reaping: SIGKILL to the keeper itself would end runsc too, but hand
+// runsc's sandbox and gofer to the caller's reaper. Every other signal the keeper gets from
+// outside (the same number without the marker too) is passed on to runsc run as it is, but the
+// C library's internal 32 and 33, which stay blocked.
 inline int keeper_stop_signal() {
   return SIGRTMAX;
 }
+inline constexpr int kKeeperStopMarker = 0x6a61696c;  // "jail"
+
+// Asks the keeper behind `keeper_pidfd` to end runsc (above). Parent side.
+void stop_keeper(int keeper_pidfd);
 
 // What runsc needs once it runs: its argv and envp, its stdio (fd 0-2; -1 keeps the inherited
 // one), fd 3 its debug log when `debug_log` >= 0, and the v1 `tasks` files of the jail's
