@@ -117,11 +117,15 @@ void clone_into(clone_args& args, const cgroup::Group& group) {
   args.cgroup = static_cast<std::uint64_t>(group.v2_fd());
 }
 
-void kill_and_reap(int pidfd, pid_t pid) {
-  ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+void reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {
   }
+}
+
+void kill_and_reap(int pidfd, pid_t pid) {
+  ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+  reap(pid);
 }
 
 }  // namespace jail

@@ -37,6 +37,8 @@ struct Pipe {
 // On v2 the child is born inside its cgroup (CLONE_INTO_CGROUP): no moment outside the limits.
 void clone_into(clone_args& args, const cgroup::Group& group);
 
+// Waits for `pid` (a child of this process) to end and reaps it.
+void reap(pid_t pid);
 void kill_and_reap(int pidfd, pid_t pid);
 
 }  // namespace jail

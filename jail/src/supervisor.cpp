@@ -20,6 +20,7 @@
 #include "log.hpp"
 #include "runsc/keeper.hpp"
 #include "runsc/sandbox.hpp"
+#include "spawn_support.hpp"
 
 #include "jail/error.hpp"
 #include "jail/signals.hpp"
@@ -60,9 +61,7 @@ void signal_tool(Process::State& state, int signal) {
 
 void end_and_reap(Process::State& state) {
   signal_tool(state, SIGKILL);
-  int status = 0;
-  while (::waitpid(state.pid, &status, __WALL) < 0 && errno == EINTR) {
-  }
+  reap(state.pid);
   state.waited = true;
 }
 

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,34 +62,24 @@ void pass_on(int signal, siginfo_t* info, void* /*context*/) {
   errno = saved_errno;
 }
 
-// Every disposition the caller's process had (the keeper is a copy of it) replaced: its handlers
-// are the caller's code, not the keeper's. SIGCHLD at its default: a caller's SIG_IGN or
-// SA_NOCLDWAIT would have the kernel reap runsc before the keeper learns how it ended.
-void take_over_signals() {
+// Every catchable signal's disposition set: `keeper` true for the keeper (pass_on, SIGCHLD at
+// its default), false for runsc's child (all default, as an exec leaves them). Either way the
+// caller's handlers, which the clone copied, never run in these processes. SIGCHLD at its default:
+// a caller's SIG_IGN or SA_NOCLDWAIT would have the kernel reap runsc before the keeper learns
+// how it ended.
+void set_dispositions(bool keeper) {
   struct sigaction action {};
   sigemptyset(&action.sa_mask);
   for (int signal = 1; signal <= SIGRTMAX; ++signal) {
     if (signal == SIGKILL || signal == SIGSTOP) continue;
-    if (signal == SIGCHLD) {
-      action.sa_flags = 0;
-      action.sa_handler = SIG_DFL;
-    } else {
+    if (keeper && signal != SIGCHLD) {
       action.sa_flags = SA_SIGINFO;
       action.sa_sigaction = pass_on;
+    } else {
+      action.sa_flags = 0;
+      action.sa_handler = SIG_DFL;
     }
     (void)::sigaction(signal, &action, nullptr);  // glibc's own two refuse (see set_signal_mask)
-  }
-}
-
-// Back to the defaults, as an exec would leave them, before runsc's child unblocks anything:
-// a host's handler (run_quietly forks the host) or the keeper's must not run in it.
-void default_signals() {
-  struct sigaction action {};
-  action.sa_handler = SIG_DFL;
-  sigemptyset(&action.sa_mask);
-  for (int signal = 1; signal <= SIGRTMAX; ++signal) {
-    if (signal == SIGKILL || signal == SIGSTOP) continue;
-    (void)::sigaction(signal, &action, nullptr);
   }
 }
 
@@ -145,8 +134,6 @@ void reap_orphans() {
 [[noreturn]] void end_as(int status) {
   if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
   const int signal = WTERMSIG(status);
-  const rlimit no_core{0, 0};  // runsc's death is reported, not the keeper's core
-  ::setrlimit(RLIMIT_CORE, &no_core);
   struct sigaction action {};
   action.sa_handler = SIG_DFL;
   ::sigaction(signal, &action, nullptr);
@@ -176,7 +163,7 @@ void stop_keeper(int keeper_pidfd) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // runsc starts with the default dispositions and no signal blocked, whatever the thread it was
   // cloned from had (the lasting thread blocks them all).
-  default_signals();
+  set_dispositions(false);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -217,7 +204,7 @@ void stop_keeper(int keeper_pidfd) {
   // Out of the caller's process group too: a terminal's Ctrl-C is jail's to forward.
   if (::setsid() < 0) ::_exit(125);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) ::_exit(125);
-  take_over_signals();
+  set_dispositions(true);
   const long pid = ::syscall(SYS_clone3, &runsc_clone, sizeof runsc_clone);
   if (pid == 0) exec_runsc(exec);
   if (pid < 0) ::_exit(125);
