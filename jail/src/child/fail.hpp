@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "child/plan.hpp"
+#include "child/raw_syscall.hpp"
 #include "child/report.hpp"
 #include "step.hpp"
 
@@ -21,8 +22,9 @@ inline constexpr int kSetupFailedStatus = 125;
 inline void send_report(int fd, ReportKind kind, Step step, int err, int detail) {
   const Report report{kind, static_cast<std::int32_t>(step), err, detail};
   // A short or failed write leaves the parent with "the jail ended without a report", which it
-  // reports as an internal error; there is nothing better to do from here.
-  while (::write(fd, &report, sizeof report) < 0 && errno == EINTR) {
+  // reports as an internal error; there is nothing better to do from here. A raw write: the init
+  // reports the tool's end after it let go of the caller's memory (child/caller_memory.hpp).
+  while (raw::call(SYS_write, fd, &report, sizeof report) == -EINTR) {
   }
 }
 

@@ -1,7 +1,8 @@
 // Child side, after clone: no allocation, no exceptions, no logging. See plan.hpp.
 //
 // This process is PID 1 of the jail's pid namespace. It builds the root, drops to the tool's
-// identity, forks the tool and then only reaps and forwards signals. When the tool exits it
+// identity, forks the tool, lets go of the caller's memory it was cloned with
+// (child/caller_memory.hpp) and then only reaps and forwards signals. When the tool exits it
 // reports the status and exits too, and the kernel kills whatever is left in the namespace —
 // a daemon that double-forked to outlive the tool does not.
 #include <fcntl.h>
@@ -21,10 +22,12 @@
 #include <csignal>
 #include <cstring>
 
+#include "child/caller_memory.hpp"
 #include "child/fail.hpp"
 #include "child/filesystem.hpp"
 #include "child/identity.hpp"
 #include "child/plan.hpp"
+#include "child/raw_syscall.hpp"
 #include "child/syscalls.hpp"
 #include "child/terminal.hpp"
 #include "child/timing.hpp"
@@ -116,33 +119,43 @@ int exit_code_of(int status) {
   return 255;
 }
 
-[[noreturn]] void reap(const Plan& plan, int signals, pid_t tool) {
+// What the init's last loop needs, copied out of the plan: the plan is in the caller's heap,
+// which the init lets go of before the loop (child/caller_memory.hpp). Raw system calls only
+// from there on.
+struct Reaper {
+  int signal_fd = -1;
+  int go_fd = -1;
+  int report_fd = -1;
+  bool trace_timing = false;
+  pid_t tool = 0;
+};
+
+[[noreturn]] void reap(const Reaper reaper) {
   for (;;) {
-    pollfd fds[2] = {{signals, POLLIN, 0}, {plan.go_fd, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      ::_exit(kSetupFailedStatus);
-    }
+    pollfd fds[2] = {{reaper.signal_fd, POLLIN, 0}, {reaper.go_fd, POLLIN, 0}};
+    const long ready = raw::call(SYS_ppoll, fds, 2, nullptr, nullptr, 0);
+    if (ready == -EINTR) continue;
+    if (ready < 0) raw::exit_group(kSetupFailedStatus);
     // The go pipe's write end lives as long as the jail's parent process: EOF means it died
     // (even by SIGKILL), and leaving here takes the whole namespace with us.
-    if (fds[1].revents != 0) ::_exit(128 + SIGKILL);
+    if (fds[1].revents != 0) raw::exit_group(128 + SIGKILL);
     if ((fds[0].revents & POLLIN) == 0) continue;
     signalfd_siginfo info;
-    if (::read(signals, &info, sizeof info) != sizeof info) continue;
+    if (raw::call(SYS_read, reaper.signal_fd, &info, sizeof info) != sizeof info) continue;
     if (info.ssi_signo == SIGCHLD) {
       int status = 0;
-      pid_t done;
-      while ((done = ::waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
-        if (done == tool) {
-          mark(plan, Phase::tool_exited);
-          send_report(plan.report_fd, ReportKind::tool_exited, Step::exec, 0, status);
-          ::_exit(exit_code_of(status));
+      long done;
+      while ((done = raw::call(SYS_wait4, -1, &status, WNOHANG | __WALL, nullptr)) > 0) {
+        if (done == reaper.tool) {
+          mark(reaper.trace_timing, reaper.report_fd, Phase::tool_exited);
+          send_report(reaper.report_fd, ReportKind::tool_exited, Step::exec, 0, status);
+          raw::exit_group(exit_code_of(status));
         }
       }
     } else if (info.ssi_pid == 0 || info.ssi_code == SI_KERNEL) {
       // Only signals from outside the jail (sender pid 0 here) are forwarded; the tool signalling
       // its own init gets nothing.
-      ::kill(tool, static_cast<int>(info.ssi_signo));
+      raw::call(SYS_kill, reaper.tool, info.ssi_signo);
     }
   }
 }
@@ -159,6 +172,7 @@ void run(Plan& plan) {
   }
   if (plan.caller_env != nullptr) std::memset(plan.caller_env, 0, plan.caller_env_len);
   close_inherited_fds(plan);
+  const int maps_fd = open_own_maps();
   wait_for_parent(plan);
   // Before anything else: the jail's limits hold for all it does from here on.
   join_cgroups(plan);
@@ -184,7 +198,11 @@ void run(Plan& plan) {
   mark(plan, Phase::identity_dropped);
 
   const int pty_slave = plan.pty ? open_pty(plan) : -1;
-  reap(plan, signal_fd, start_tool(plan, pty_slave));
+  const pid_t tool = start_tool(plan, pty_slave);
+  const Reaper reaper{signal_fd, plan.go_fd, plan.report_fd, plan.trace_timing, tool};
+  // The tool runs; the init needs nothing of the caller's any more.
+  let_go_of_caller_memory(maps_fd);
+  reap(reaper);
 }
 
 }  // namespace jail::child

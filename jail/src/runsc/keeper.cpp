@@ -11,6 +11,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "child/caller_memory.hpp"
+#include "child/raw_syscall.hpp"
 #include "child/syscalls.hpp"
 
 namespace jail {
@@ -41,14 +43,25 @@ bool is_fault(int signal) {
   }
 }
 
+// The kernel's struct sigaction, for rt_sigaction made raw (the C library's differs in its mask).
+struct KernelSigaction {
+  void (*handler)(int) = SIG_DFL;
+  unsigned long flags = 0;
+  void (*restorer)() = nullptr;
+  std::uint64_t mask = 0;
+};
+
+// The keeper's end and its handler run after it let go of the caller's memory
+// (child/caller_memory.hpp): raw system calls only, from here to the end of the namespace.
+void set_default_disposition(int signal) {
+  const KernelSigaction action;
+  child::raw::call(SYS_rt_sigaction, signal, &action, nullptr, sizeof action.mask);
+}
+
 void pass_on(int signal, siginfo_t* info, void* /*context*/) {
-  const int saved_errno = errno;
   if (is_fault(signal) && info->si_code > 0) {
     // Raised by the kernel for the keeper's own instruction: end as that fault does.
-    struct sigaction action {};
-    action.sa_handler = SIG_DFL;
-    ::sigaction(signal, &action, nullptr);
-    errno = saved_errno;
+    set_default_disposition(signal);
     return;
   }
   const pid_t pid = runsc_pid;
@@ -56,10 +69,10 @@ void pass_on(int signal, siginfo_t* info, void* /*context*/) {
     // Only jail, the keeper's parent, asks for runsc's end; the same signal number from anyone
     // else, or without the marker, is passed on like any other.
     const bool stop = signal == keeper_stop_signal() && info->si_code == SI_QUEUE &&
-                      info->si_value.sival_int == kKeeperStopMarker && info->si_pid == ::getppid();
-    ::kill(pid, stop ? SIGKILL : signal);
+                      info->si_value.sival_int == kKeeperStopMarker &&
+                      info->si_pid == child::raw::call(SYS_getppid);
+    child::raw::call(SYS_kill, pid, stop ? SIGKILL : signal);
   }
-  errno = saved_errno;
 }
 
 // Every catchable signal's disposition set: `keeper` true for the keeper (pass_on, SIGCHLD at
@@ -90,12 +103,12 @@ void set_signal_mask(bool blocked) {
   constexpr std::uint64_t kLibcInternal =
       (std::uint64_t{1} << (32 - 1)) | (std::uint64_t{1} << (33 - 1));
   const std::uint64_t mask = blocked ? ~std::uint64_t{0} : kLibcInternal;
-  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
+  child::raw::call(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
 }
 
 long now_ms() {
   timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  child::raw::call(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
   return now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
@@ -104,16 +117,16 @@ int wait_for_runsc(pid_t runsc) {
   for (;;) {
     siginfo_t info{};
     // Learnt without reaping: runsc_pid must be cleared before runsc's pid is free again.
-    if (::waitid(P_ALL, 0, &info, WEXITED | __WALL | WNOWAIT) < 0) {
-      if (errno == EINTR) continue;
-      return W_EXITCODE(125, 0);  // cannot happen while runsc is our child
-    }
+    const long waited =
+        child::raw::call(SYS_waitid, P_ALL, 0, &info, WEXITED | __WALL | WNOWAIT, nullptr);
+    if (waited == -EINTR) continue;
+    if (waited < 0) return W_EXITCODE(125, 0);  // cannot happen while runsc is our child
     if (info.si_pid == runsc) {
       set_signal_mask(true);
       runsc_pid = 0;
     }
     int status = 0;
-    while (::waitpid(info.si_pid, &status, __WALL) < 0 && errno == EINTR) {
+    while (child::raw::call(SYS_wait4, info.si_pid, &status, __WALL, nullptr) == -EINTR) {
     }
     if (info.si_pid == runsc) return status;
   }
@@ -122,27 +135,23 @@ int wait_for_runsc(pid_t runsc) {
 void reap_orphans() {
   const long give_up = now_ms() + kOrphanPatienceMs;
   for (;;) {
-    const pid_t reaped = ::waitpid(-1, nullptr, WNOHANG | __WALL);
+    const long reaped = child::raw::call(SYS_wait4, -1, nullptr, WNOHANG | __WALL, nullptr);
     if (reaped > 0) continue;
-    if (reaped < 0 && errno != EINTR) return;  // ECHILD: none left
+    if (reaped < 0 && reaped != -EINTR) return;  // ECHILD: none left
     if (now_ms() >= give_up) return;
     const timespec a_moment{0, 1000000};
-    ::nanosleep(&a_moment, nullptr);
+    child::raw::call(SYS_nanosleep, &a_moment, nullptr);
   }
 }
 
 [[noreturn]] void end_as(int status) {
-  if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
+  if (WIFEXITED(status)) child::raw::exit_group(WEXITSTATUS(status));
   const int signal = WTERMSIG(status);
-  struct sigaction action {};
-  action.sa_handler = SIG_DFL;
-  ::sigaction(signal, &action, nullptr);
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, signal);
-  ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
-  ::kill(::getpid(), signal);
-  ::_exit(128 + signal);
+  set_default_disposition(signal);
+  const std::uint64_t only = std::uint64_t{1} << (signal - 1);
+  child::raw::call(SYS_rt_sigprocmask, SIG_UNBLOCK, &only, nullptr, sizeof only);
+  child::raw::call(SYS_kill, child::raw::call(SYS_getpid), signal);
+  child::raw::exit_group(128 + signal);
 }
 
 }  // namespace
@@ -198,6 +207,7 @@ void stop_keeper(int keeper_pidfd) {
 
 [[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  const int maps_fd = child::open_own_maps();
   set_signal_mask(true);
   // It holds a copy of the caller's memory: never written out as a core dump, whatever ends it.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -209,9 +219,11 @@ void stop_keeper(int keeper_pidfd) {
   if (pid == 0) exec_runsc(exec);
   if (pid < 0) ::_exit(125);
   runsc_pid = static_cast<pid_t>(pid);
+  // runsc has its own copy; the keeper needs nothing of the caller's any more.
+  child::let_go_of_caller_memory(maps_fd);
   // The keeper needs no fd; holding the caller's (another run's pipes among them) would keep
   // their readers from seeing the end of them.
-  ::syscall(SYS_close_range, 0, UINT_MAX, 0);
+  child::raw::call(SYS_close_range, 0, UINT_MAX, 0);
   set_signal_mask(false);
   const int status = wait_for_runsc(static_cast<pid_t>(pid));
   reap_orphans();

@@ -1,0 +1,171 @@
+#include "child/caller_memory.hpp"
+
+#include <fcntl.h>
+#include <sys/rseq.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+
+#include "child/raw_syscall.hpp"
+
+namespace jail::child {
+namespace {
+
+using Address = std::uintptr_t;
+
+// One line of /proc/self/maps, as far as deciding on it needs: "start-end perms offset dev inode
+// name". The name is where the line holds it, cut short on a line longer than the buffer.
+struct Mapping {
+  Address start = 0;
+  Address end = 0;
+  char perms[4] = {};
+  bool file_backed = false;  // an inode: a file's pages, which a clone does not copy
+  const char* name = nullptr;
+  std::size_t name_length = 0;
+};
+
+// What the process goes on using from memory that is not a file's: its stack, its thread's TLS
+// (errno, the stack protector's canary) and the rseq area the kernel writes on every preemption.
+struct Needed {
+  Address addresses[4] = {};
+};
+
+// The loops below compare and skip by hand: a call to memchr or memcmp could be the first through
+// a PLT entry, bound lazily through the dynamic linker's heap while it is being unmapped.
+bool starts_with(const char* text, std::size_t length, const char* prefix) {
+  std::size_t i = 0;
+  for (; prefix[i] != '\0'; ++i) {
+    if (i == length || text[i] != prefix[i]) return false;
+  }
+  return true;
+}
+
+bool equals(const char* text, std::size_t length, const char* literal) {
+  return starts_with(text, length, literal) && literal[length] == '\0';
+}
+
+int digit_value(char c, int base) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (base == 16 && c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// Reads a number at `at`, leaves `at` after it; false if there is none.
+bool number(const char*& at, const char* end, int base, Address& value) {
+  const char* first = at;
+  value = 0;
+  for (int d; at < end && (d = digit_value(*at, base)) >= 0; ++at) {
+    value = value * static_cast<Address>(base) + static_cast<Address>(d);
+  }
+  return at != first;
+}
+
+bool skip(const char*& at, const char* end, char expected) {
+  if (at == end || *at != expected) return false;
+  ++at;
+  return true;
+}
+
+bool parse(const char* at, const char* end, Mapping& mapping) {
+  Address ignored = 0;
+  Address inode = 0;
+  if (!number(at, end, 16, mapping.start) || !skip(at, end, '-') ||
+      !number(at, end, 16, mapping.end) || !skip(at, end, ' ') || end - at < 4) {
+    return false;
+  }
+  for (char& perm : mapping.perms) perm = *at++;
+  if (!skip(at, end, ' ') || !number(at, end, 16, ignored) || !skip(at, end, ' ') ||
+      !number(at, end, 16, ignored) || !skip(at, end, ':') || !number(at, end, 16, ignored) ||
+      !skip(at, end, ' ') || !number(at, end, 10, inode)) {
+    return false;
+  }
+  while (at < end && *at == ' ') ++at;
+  mapping.file_backed = inode != 0;
+  mapping.name = at;
+  mapping.name_length = static_cast<std::size_t>(end - at);
+  return true;
+}
+
+// The caller's: private anonymous memory that the clone copied and that this process does not
+// use. Kept, besides what `needed` points into: shared mappings (not a copy), executable ones (a
+// JIT's or a packed binary's code might be the code running here), inaccessible ones (guard
+// pages hold nothing), the kernel's own ([vdso], [vvar]) and an anonymous mapping right after a
+// file's (the zero-filled .bss tail of a loaded object: the C library's state, and ours).
+bool is_callers(const Mapping& mapping, bool follows_file, const Needed& needed) {
+  if (mapping.file_backed || follows_file) return false;
+  if (mapping.perms[3] != 'p' || mapping.perms[2] == 'x') return false;
+  if (mapping.perms[0] == '-' && mapping.perms[1] == '-') return false;
+  const char* name = mapping.name;
+  const std::size_t length = mapping.name_length;
+  if (length != 0 && !equals(name, length, "[heap]") && !equals(name, length, "[stack]") &&
+      !starts_with(name, length, "[anon:")) {
+    return false;
+  }
+  for (const Address address : needed.addresses) {
+    if (address >= mapping.start && address < mapping.end) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int open_own_maps() {
+  if constexpr (!raw::kAvailable) return -1;
+  const long fd = raw::call(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  return fd < 0 ? -1 : static_cast<int>(fd);
+}
+
+void let_go_of_caller_memory(int maps_fd) {
+  if (maps_fd < 0) return;
+  if constexpr (raw::kAvailable) {
+    const char* thread = static_cast<const char*>(__builtin_thread_pointer());
+    int on_stack = 0;
+    const Needed needed{{reinterpret_cast<Address>(&on_stack), reinterpret_cast<Address>(thread),
+                         reinterpret_cast<Address>(thread + __rseq_offset),
+                         reinterpret_cast<Address>(&errno)}};
+    char buffer[4096];
+    std::size_t held = 0;   // an unfinished line, moved to the front
+    bool skipping = false;  // in the rest of a line longer than the buffer, its head handled
+    Address previous_end = 0;
+    bool previous_file_backed = false;
+    for (;;) {
+      const long got = raw::call(SYS_read, maps_fd, buffer + held, sizeof buffer - held);
+      if (got <= 0) break;  // the end, or an error: what is not read yet stays mapped
+      const std::size_t filled = held + static_cast<std::size_t>(got);
+      std::size_t begin = 0;
+      for (;;) {
+        std::size_t newline = begin;
+        while (newline < filled && buffer[newline] != '\n') ++newline;
+        const bool whole = newline < filled;
+        if (!whole && !(begin == 0 && filled == sizeof buffer)) break;  // read the rest first
+        if (skipping) {
+          skipping = !whole;
+        } else {
+          Mapping mapping;
+          if (parse(buffer + begin, buffer + newline, mapping)) {
+            const bool follows_file = previous_file_backed && mapping.start == previous_end;
+            if (is_callers(mapping, follows_file, needed)) {
+              raw::call(SYS_munmap, mapping.start, mapping.end - mapping.start);
+            }
+            previous_end = mapping.end;
+            previous_file_backed = mapping.file_backed;
+          }
+          skipping = !whole;
+        }
+        begin = whole ? newline + 1 : filled;
+        if (begin >= filled) break;
+      }
+      // The unfinished line to the front, byte by byte: the empty asm keeps the compiler from
+      // making this loop a call to memmove.
+      held = filled - begin;
+      for (std::size_t i = 0; i < held; ++i) {
+        buffer[i] = buffer[begin + i];
+        asm volatile("" ::: "memory");
+      }
+    }
+  }
+  raw::call(SYS_close, maps_fd);
+}
+
+}  // namespace jail::child

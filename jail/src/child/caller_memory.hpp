@@ -1,0 +1,25 @@
+// Child side: letting go of the caller's memory. A process cloned from the caller (a native
+// jail's init, runsc's keeper) starts as a copy-on-write copy of all of it and, left alone, holds
+// that copy for as long as the run lasts: a page the caller frees stays allocated, and a page it
+// writes is copied first. For a library host with a large heap that keeps working during its
+// runs, each run in flight would cost up to one more heap. Once such a process needs nothing
+// but its own stack and the code it runs, it unmaps the caller's anonymous memory.
+//
+// Everything here runs after a clone: no allocation, no exceptions, no logging.
+#pragma once
+
+namespace jail::child {
+
+// Opens the calling process's own /proc/self/maps (close-on-exec), while the host's /proc is
+// still there to open; -1 where it cannot be (no /proc), and then nothing is let go.
+int open_own_maps();
+
+// Unmaps every private anonymous mapping of the process except the stack it runs on, its
+// thread's TLS and rseq area, executable ones and zero-filled tails of loaded files (.bss), then
+// closes `maps_fd`. From here on the process may use nothing that lived on the heap or in
+// another thread's memory, and makes its system calls through child/raw_syscall.hpp only:
+// a C library function never called before would be bound through the dynamic linker's data.
+// Does nothing where raw system calls are not available, or with `maps_fd` -1.
+void let_go_of_caller_memory(int maps_fd);
+
+}  // namespace jail::child
