@@ -111,7 +111,7 @@ bool is_callers(const Mapping& mapping, bool follows_file, const Needed& needed)
 }  // namespace
 
 int open_own_maps() {
-  if constexpr (!raw::kAvailable) return -1;
+  if constexpr (!raw::kAvailable || !kLetsGoOfCallerMemory) return -1;
   const long fd = raw::call(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
   return fd < 0 ? -1 : static_cast<int>(fd);
 }

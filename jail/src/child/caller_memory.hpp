@@ -10,6 +10,23 @@
 
 namespace jail::child {
 
+// Under AddressSanitizer every access is checked against shadow memory, itself anonymous, and a
+// local may live on a fake stack of its own (detect_stack_use_after_return): letting go would
+// take those too. The thread and memory sanitizers shadow memory likewise. Sanitized builds, which
+// are for tests, keep the caller's memory.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kLetsGoOfCallerMemory = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+inline constexpr bool kLetsGoOfCallerMemory = false;
+#else
+inline constexpr bool kLetsGoOfCallerMemory = true;
+#endif
+#else
+inline constexpr bool kLetsGoOfCallerMemory = true;
+#endif
+
 // Opens the calling process's own /proc/self/maps (close-on-exec), while the host's /proc is
 // still there to open; -1 where it cannot be (no /proc), and then nothing is let go.
 int open_own_maps();
@@ -19,7 +36,8 @@ int open_own_maps();
 // closes `maps_fd`. From here on the process may use nothing that lived on the heap or in
 // another thread's memory, and makes its system calls through child/raw_syscall.hpp only:
 // a C library function never called before would be bound through the dynamic linker's data.
-// Does nothing where raw system calls are not available, or with `maps_fd` -1.
+// Does nothing where raw system calls are not available, in a sanitized build (above), or with
+// `maps_fd` -1.
 void let_go_of_caller_memory(int maps_fd);
 
 }  // namespace jail::child
