@@ -57,7 +57,9 @@ class Process {
 
 // Safe to call from several threads at once: every Process is independent.
 // Throws jail::Error when the Spec is invalid or the jail cannot be created; failures of steps
-// inside the new namespaces are reported by wait() as Outcome::setup_error.
+// inside the new namespaces are reported by wait() as Outcome::setup_error. The jail's first
+// process is cloned from the caller and unmaps the caller's heap once the tool (or runsc) runs,
+// so a run in flight holds no copy of it (README, "As a library").
 [[nodiscard]] Process launch(const Spec& spec);
 
 // launch + wait, with launch's errors turned into a setup_error Result.

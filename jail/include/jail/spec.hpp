@@ -32,8 +32,8 @@ enum class Stdio { inherit, pty, pipe };
 // user-space kernel stands between the tool and the host's. Under runsc, jail's child is a keeper
 // that starts `runsc run` and reaps the sandbox and gofer processes runsc leaves behind: a host
 // that is a child subreaper (PR_SET_CHILD_SUBREAPER, or PID 1) inherits none of them, unless one
-// outlives runsc by more than 5 s. Like a native jail's init, the keeper is a copy-on-write copy
-// of the host process for as long as the run lasts.
+// outlives runsc by more than 5 s. Like a native jail's init, the keeper starts as a copy-on-write
+// copy of the host process and lets go of the host's heap once it has started runsc (launch.hpp).
 enum class Runtime { native, runsc };
 
 // enforce: the policy decides. learn: every syscall is allowed and reported to the supervisor,
