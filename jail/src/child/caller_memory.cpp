@@ -113,7 +113,14 @@ bool is_callers(const Mapping& mapping, bool follows_file, const Needed& needed)
 int open_own_maps() {
   if constexpr (!raw::kAvailable || !kLetsGoOfCallerMemory) return -1;
   const long fd = raw::call(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  return fd < 0 ? -1 : static_cast<int>(fd);
+  if (fd < 0) return -1;
+  // Moved out of the low numbers: the tool shares the init's table until its exec, and its
+  // seccomp listener must land on the lowest free one under the tool's RLIMIT_NOFILE, which
+  // may be as low as launch() allows (one above what the init holds).
+  constexpr int kOutOfTheWay = 32;
+  const long moved = raw::call(SYS_fcntl, fd, F_DUPFD_CLOEXEC, kOutOfTheWay);
+  raw::call(SYS_close, fd);
+  return moved < 0 ? -1 : static_cast<int>(moved);
 }
 
 void let_go_of_caller_memory(int maps_fd) {

@@ -27,8 +27,9 @@ inline constexpr bool kLetsGoOfCallerMemory = true;
 inline constexpr bool kLetsGoOfCallerMemory = true;
 #endif
 
-// Opens the calling process's own /proc/self/maps (close-on-exec), while the host's /proc is
-// still there to open; -1 where it cannot be (no /proc), and then nothing is let go.
+// Opens the calling process's own /proc/self/maps (close-on-exec, numbered 32 or above), while
+// the host's /proc is still there to open; -1 where it cannot be (no /proc, an RLIMIT_NOFILE of
+// 32 or less), and then nothing is let go.
 int open_own_maps();
 
 // Unmaps every private anonymous mapping of the process except the stack it runs on, its
