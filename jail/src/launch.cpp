@@ -23,6 +23,7 @@
 
 #include "log.hpp"
 
+#include "child/caller_memory.hpp"
 #include "child/exec.hpp"
 #include "child/plan.hpp"
 #include "jail/error.hpp"
@@ -226,6 +227,7 @@ Process launch(const Spec& spec) {
   // for through its pidfd and with __WALL only.
   args.exit_signal = 0;
   clone_into(args, state->cgroup);
+  child::learn_caller_heap_start();
 
   state->started = std::chrono::steady_clock::now();
   const long pid = ::syscall(SYS_clone3, &args, sizeof args);

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -46,10 +48,26 @@ long anonymous_kib(pid_t pid) {
   return -1;
 }
 
+// The two kinds of heap a host has: one large block (the C library maps it on its own) or many
+// small ones (from the brk heap, "[heap]", when allocated on the main thread). Written, so that
+// every page is the caller's own.
+enum class Heap { one_block, small_blocks };
+
+std::vector<std::unique_ptr<char[]>> allocate(Heap kind) {
+  const std::size_t block = kind == Heap::one_block ? kHeapBytes : 4000;
+  std::vector<std::unique_ptr<char[]>> blocks(kHeapBytes / block);
+  for (auto& each : blocks) {
+    each = std::make_unique<char[]>(block);
+    std::fill_n(each.get(), block, 1);
+  }
+  return blocks;
+}
+
 // Launches `sleep 30` in a jail while the caller holds a written 256 MiB heap; the least
 // anonymous memory the jail's first process was seen to hold within 10 s.
-long least_anonymous_kib_of_the_jail(jail::Runtime runtime) {
-  std::vector<char> heap(kHeapBytes, 1);
+long least_anonymous_kib_of_the_jail(jail::Runtime runtime, Heap kind = Heap::one_block) {
+  const std::vector<std::unique_ptr<char[]>> heap = allocate(kind);
+  const std::size_t block = kHeapBytes / heap.size();
   jail::Spec spec = jail_test::shell("sleep 30");
   spec.runtime = runtime;
   jail::Process process = jail::launch(spec);
@@ -62,8 +80,9 @@ long least_anonymous_kib_of_the_jail(jail::Runtime runtime) {
   }
   process.kill(SIGKILL);
   (void)process.wait();
-  EXPECT_TRUE(std::all_of(heap.begin(), heap.end(), [](char c) { return c == 1; }))
-      << "the caller's heap changed under it";
+  EXPECT_TRUE(std::all_of(heap.begin(), heap.end(), [&](const auto& each) {
+    return std::all_of(each.get(), each.get() + block, [](char c) { return c == 1; });
+  })) << "the caller's heap changed under it";
   return least;
 }
 
@@ -90,6 +109,24 @@ TEST(CallerMemory, AnInitClonedFromAnotherThreadLetsGoToo) {
   std::thread([&] { held = least_anonymous_kib_of_the_jail(jail::Runtime::native); }).join();
   EXPECT_GE(held, 0) << "the init's memory was never read";
   EXPECT_LT(held, kMostAnonymousKiB) << "the init holds " << held << " KiB of anonymous memory";
+}
+
+TEST(CallerMemory, TheBrkHeapIsLetGoOfToo) {
+  SKIP_WHERE_THE_CALLERS_MEMORY_IS_KEPT();
+  const long held = least_anonymous_kib_of_the_jail(jail::Runtime::native, Heap::small_blocks);
+  EXPECT_GE(held, 0) << "the init's memory was never read";
+  EXPECT_LT(held, kMostAnonymousKiB) << "the init holds " << held << " KiB of anonymous memory";
+}
+
+// Without address randomization (setarch -R, a host under gdb) the brk heap starts right after
+// the program's .bss, in the same mapping, which is otherwise kept whole as a loaded object's
+// data. This test runs the one above in a copy of this program started so.
+TEST(CallerMemory, TheBrkHeapIsLetGoOfWithoutAddressRandomization) {
+  SKIP_WHERE_THE_CALLERS_MEMORY_IS_KEPT();
+  const std::string command = "setarch \"$(uname -m)\" -R /proc/" + std::to_string(::getpid()) +
+                              "/exe --gtest_filter=CallerMemory.TheBrkHeapIsLetGoOfToo" +
+                              " > /dev/null 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << "failed without address randomization: " << command;
 }
 
 TEST(CallerMemory, RunscsKeeperLetsGoOfTheCallersHeap) {

@@ -1,11 +1,19 @@
 #include "child/caller_memory.hpp"
 
 #include <fcntl.h>
-#include <sys/rseq.h>
+#include <sys/prctl.h>
+#if __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>  // __rseq_offset: glibc 2.35 and later, which register rseq
+#define JAIL_HAS_RSEQ_OFFSET 1
+#endif
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
 
 #include "child/raw_syscall.hpp"
 
@@ -26,10 +34,38 @@ struct Mapping {
 };
 
 // What the process goes on using from memory that is not a file's: its stack, its thread's TLS
-// (errno, the stack protector's canary) and the rseq area the kernel writes on every preemption.
+// (errno, the stack protector's canary), the rseq area the kernel writes on every preemption and
+// the shadow stack every return checks, where the CPU keeps one.
 struct Needed {
-  Address addresses[4] = {};
+  Address addresses[5] = {};
 };
+
+// Where the caller's brk heap starts (/proc/self/stat), learnt by the parent before it clones:
+// the clone's copy of this variable is what the child reads. 0 while unknown.
+Address caller_heap_start = 0;
+
+// x86's user shadow stack (CET): a mapping of its own, anonymous, that the next return needs.
+// rdsspq leaves 0 where shadow stacks are off or the CPU has none (it is a no-op there).
+Address shadow_stack_pointer() {
+#if defined(__x86_64__)
+  unsigned long pointer = 0;
+  asm volatile("rdsspq %0" : "+r"(pointer));
+  return pointer;
+#else
+  return 0;
+#endif
+}
+
+// arm64's guarded control stack is not located here: where it is on, nothing is let go.
+bool has_guarded_control_stack() {
+#if defined(__aarch64__)
+  constexpr int kGetShadowStackStatus = 74;  // PR_GET_SHADOW_STACK_STATUS (Linux 6.13)
+  unsigned long status = 0;
+  return raw::call(SYS_prctl, kGetShadowStackStatus, &status, 0, 0, 0) == 0 && (status & 1) != 0;
+#else
+  return false;
+#endif
+}
 
 // The loops below compare and skip by hand: a call to memchr or memcmp could be the first through
 // a PLT entry, bound lazily through the dynamic linker's heap while it is being unmapped.
@@ -87,28 +123,59 @@ bool parse(const char* at, const char* end, Mapping& mapping) {
   return true;
 }
 
-// The caller's: private anonymous memory that the clone copied and that this process does not
-// use. Kept, besides what `needed` points into: shared mappings (not a copy), executable ones (a
-// JIT's or a packed binary's code might be the code running here), inaccessible ones (guard
-// pages hold nothing), the kernel's own ([vdso], [vvar]) and an anonymous mapping right after a
-// file's (the zero-filled .bss tail of a loaded object: the C library's state, and ours).
-bool is_callers(const Mapping& mapping, bool follows_file, const Needed& needed) {
-  if (mapping.file_backed || follows_file) return false;
-  if (mapping.perms[3] != 'p' || mapping.perms[2] == 'x') return false;
-  if (mapping.perms[0] == '-' && mapping.perms[1] == '-') return false;
+struct Range {
+  Address from = 0;
+  Address to = 0;
+};
+
+// The caller's part of `mapping`: private anonymous memory that the clone copied and that this
+// process does not use; empty when there is none. Kept, besides what `needed` points into:
+// shared mappings (not a copy), executable ones (a JIT's or a packed binary's code might be the
+// code running here), inaccessible ones (guard pages hold nothing), the kernel's own ([vdso],
+// [vvar]) and an anonymous mapping right after a file's (the zero-filled .bss tail of a loaded
+// object: the C library's state, and ours) — but for the brk heap, which without address
+// randomization starts right after the program's .bss, in the same mapping.
+Range callers_part(const Mapping& mapping, bool follows_file, const Needed& needed) {
+  if (mapping.file_backed) return {};
+  if (mapping.perms[3] != 'p' || mapping.perms[2] == 'x') return {};
+  if (mapping.perms[0] == '-' && mapping.perms[1] == '-') return {};
   const char* name = mapping.name;
   const std::size_t length = mapping.name_length;
   if (length != 0 && !equals(name, length, "[heap]") && !equals(name, length, "[stack]") &&
       !starts_with(name, length, "[anon:")) {
-    return false;
+    return {};
+  }
+  Range part{mapping.start, mapping.end};
+  if (follows_file) {
+    if (caller_heap_start < mapping.start || caller_heap_start >= mapping.end) return {};
+    part.from = caller_heap_start;
   }
   for (const Address address : needed.addresses) {
-    if (address >= mapping.start && address < mapping.end) return false;
+    if (address >= part.from && address < part.to) return {};
   }
-  return true;
+  return part;
 }
 
 }  // namespace
+
+void learn_caller_heap_start() {
+  static std::once_flag learnt;
+  std::call_once(learnt, [] {
+    // The 47th field, counted after the command name's closing parenthesis (the name may hold
+    // spaces and parentheses of its own).
+    std::ifstream stat_file("/proc/self/stat");
+    std::string line;
+    if (!std::getline(stat_file, line)) return;
+    const std::size_t name_end = line.rfind(')');
+    if (name_end == std::string::npos) return;
+    std::istringstream fields(line.substr(name_end + 1));
+    std::string skipped;
+    for (int index = 3; index < 47 && fields >> skipped; ++index) {
+    }
+    unsigned long long start = 0;
+    if (fields >> start) caller_heap_start = static_cast<Address>(start);
+  });
+}
 
 int open_own_maps() {
   if constexpr (!raw::kAvailable || !kLetsGoOfCallerMemory) return -1;
@@ -125,12 +192,16 @@ int open_own_maps() {
 
 void let_go_of_caller_memory(int maps_fd) {
   if (maps_fd < 0) return;
-  if constexpr (raw::kAvailable) {
+  if (raw::kAvailable && !has_guarded_control_stack()) {
     const char* thread = static_cast<const char*>(__builtin_thread_pointer());
     int on_stack = 0;
+#ifdef JAIL_HAS_RSEQ_OFFSET
+    const Address rseq_area = reinterpret_cast<Address>(thread + __rseq_offset);
+#else
+    const Address rseq_area = 0;  // an older C library registers none
+#endif
     const Needed needed{{reinterpret_cast<Address>(&on_stack), reinterpret_cast<Address>(thread),
-                         reinterpret_cast<Address>(thread + __rseq_offset),
-                         reinterpret_cast<Address>(&errno)}};
+                         rseq_area, reinterpret_cast<Address>(&errno), shadow_stack_pointer()}};
     char buffer[4096];
     std::size_t held = 0;   // an unfinished line, moved to the front
     bool skipping = false;  // in the rest of a line longer than the buffer, its head handled
@@ -152,9 +223,8 @@ void let_go_of_caller_memory(int maps_fd) {
           Mapping mapping;
           if (parse(buffer + begin, buffer + newline, mapping)) {
             const bool follows_file = previous_file_backed && mapping.start == previous_end;
-            if (is_callers(mapping, follows_file, needed)) {
-              raw::call(SYS_munmap, mapping.start, mapping.end - mapping.start);
-            }
+            const Range part = callers_part(mapping, follows_file, needed);
+            if (part.to > part.from) raw::call(SYS_munmap, part.from, part.to - part.from);
             previous_end = mapping.end;
             previous_file_backed = mapping.file_backed;
           }

@@ -5,20 +5,21 @@
 // runs, each run in flight would cost up to one more heap. Once such a process needs nothing
 // but its own stack and the code it runs, it unmaps the caller's anonymous memory.
 //
-// Everything here runs after a clone: no allocation, no exceptions, no logging.
+// Everything here but learn_caller_heap_start runs after a clone: no allocation, no exceptions,
+// no logging.
 #pragma once
 
 namespace jail::child {
 
-// Under AddressSanitizer every access is checked against shadow memory, itself anonymous, and a
-// local may live on a fake stack of its own (detect_stack_use_after_return): letting go would
-// take those too. The thread and memory sanitizers shadow memory likewise. Sanitized builds, which
-// are for tests, keep the caller's memory.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// Under AddressSanitizer (and HWASan) every access is checked against shadow memory, itself
+// anonymous, and a local may live on a fake stack of its own (detect_stack_use_after_return):
+// letting go would take those too. The thread and memory sanitizers shadow memory likewise.
+// Sanitized builds, which are for tests, keep the caller's memory.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_HWADDRESS__)
 inline constexpr bool kLetsGoOfCallerMemory = false;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(hwaddress_sanitizer) || \
+    __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
 inline constexpr bool kLetsGoOfCallerMemory = false;
 #else
 inline constexpr bool kLetsGoOfCallerMemory = true;
@@ -26,6 +27,10 @@ inline constexpr bool kLetsGoOfCallerMemory = true;
 #else
 inline constexpr bool kLetsGoOfCallerMemory = true;
 #endif
+
+// Parent side, before the clone: learns where the caller's brk heap starts, which the child
+// cannot read once it is in its own namespaces, and keeps it where the clone copies it.
+void learn_caller_heap_start();
 
 // Opens the calling process's own /proc/self/maps (close-on-exec, numbered 32 or above), while
 // the host's /proc is still there to open; -1 where it cannot be (no /proc, an RLIMIT_NOFILE of

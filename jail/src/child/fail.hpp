@@ -19,7 +19,8 @@ namespace jail::child {
 // Exit status of the child side when setup fails; the parent reads the report, not this.
 inline constexpr int kSetupFailedStatus = 125;
 
-inline void send_report(int fd, ReportKind kind, Step step, int err, int detail) {
+[[gnu::always_inline]] inline void send_report(int fd, ReportKind kind, Step step, int err,
+                                               int detail) {
   const Report report{kind, static_cast<std::int32_t>(step), err, detail};
   // A short or failed write leaves the parent with "the jail ended without a report", which it
   // reports as an internal error; there is nothing better to do from here. A raw write: the init

@@ -1,10 +1,14 @@
 // A system call made by the instruction itself: no C library function, so no PLT entry that a
 // lazy binding would resolve through the dynamic linker's data, and no errno. What runs after
 // the caller's memory was let go (child/caller_memory.hpp) makes its calls this way, because
-// the dynamic linker's and the C library's heap are gone from the process by then.
+// the dynamic linker's and the C library's heap are gone from the process by then. For the same
+// reason everything here, and every helper that runs after the letting go, is always inlined:
+// libjail.a linked into a shared object and built without optimisation would otherwise call
+// them through that object's PLT.
 #pragma once
 
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <type_traits>
@@ -17,7 +21,8 @@ inline constexpr bool kAvailable = true;
 inline constexpr bool kAvailable = false;
 #endif
 
-inline long call_words(long number, long a1, long a2, long a3, long a4, long a5) {
+[[gnu::always_inline]] inline long call_words(long number, long a1, long a2, long a3, long a4,
+                                              long a5) {
 #if defined(__x86_64__)
   long result;
   register long r10 asm("r10") = a4;
@@ -44,7 +49,7 @@ inline long call_words(long number, long a1, long a2, long a3, long a4, long a5)
 }
 
 template <typename T>
-long word(T value) {
+[[gnu::always_inline]] inline long word(T value) {
   if constexpr (std::is_null_pointer_v<T>) {
     return 0;
   } else if constexpr (std::is_pointer_v<T>) {
@@ -56,13 +61,13 @@ long word(T value) {
 
 // The kernel's return: the result, or -errno. Arguments are integers or pointers, up to five.
 template <typename... Args>
-long call(long number, Args... args) {
+[[gnu::always_inline]] inline long call(long number, Args... args) {
   static_assert(sizeof...(Args) <= 5);
   long words[5] = {word(args)...};
   return call_words(number, words[0], words[1], words[2], words[3], words[4]);
 }
 
-[[noreturn]] inline void exit_group(int status) {
+[[noreturn, gnu::always_inline]] inline void exit_group(int status) {
   for (;;) call(SYS_exit_group, status);
 }
 

@@ -47,7 +47,7 @@ inline constexpr const char* kPhaseNames[] = {
 };
 static_assert(sizeof kPhaseNames / sizeof kPhaseNames[0] == static_cast<int>(Phase::count));
 
-inline std::int64_t monotonic_ns() {
+[[gnu::always_inline]] inline std::int64_t monotonic_ns() {
   timespec now{};
   ::clock_gettime(CLOCK_MONOTONIC, &now);
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
@@ -56,7 +56,7 @@ inline std::int64_t monotonic_ns() {
 // Also after the init let go of the caller's memory (child/caller_memory.hpp): the write is raw,
 // and the clock is the vDSO's through a C library function every earlier mark of the run has
 // already bound. The tool marks under its policy too, which need allow only write.
-inline void mark(bool trace_timing, int report_fd, Phase phase) {
+[[gnu::always_inline]] inline void mark(bool trace_timing, int report_fd, Phase phase) {
   if (!trace_timing) return;
   Report report{ReportKind::timing, static_cast<std::int32_t>(phase), 0, 0};
   report.time_ns = monotonic_ns();

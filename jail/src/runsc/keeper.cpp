@@ -27,6 +27,9 @@ constexpr long kOrphanPatienceMs = 5000;
 // runsc run's pid in the keeper while it may be signalled; 0 before it exists and once reaped,
 // so that a signal never reaches a pid the kernel may have given to another process.
 volatile sig_atomic_t runsc_pid = 0;
+// keeper_stop_signal(), learnt before the keeper lets go of the caller's memory: SIGRTMAX is a
+// C library call, which pass_on must not make from there on.
+volatile sig_atomic_t stop_signal = 0;
 
 // The keeper's own faults: their handler must not return to the faulting instruction.
 bool is_fault(int signal) {
@@ -68,7 +71,7 @@ void pass_on(int signal, siginfo_t* info, void* /*context*/) {
   if (pid > 0) {
     // Only jail, the keeper's parent, asks for runsc's end; the same signal number from anyone
     // else, or without the marker, is passed on like any other.
-    const bool stop = signal == keeper_stop_signal() && info->si_code == SI_QUEUE &&
+    const bool stop = signal == stop_signal && info->si_code == SI_QUEUE &&
                       info->si_value.sival_int == kKeeperStopMarker &&
                       info->si_pid == child::raw::call(SYS_getppid);
     child::raw::call(SYS_kill, pid, stop ? SIGKILL : signal);
@@ -214,6 +217,7 @@ void stop_keeper(int keeper_pidfd) {
   // Out of the caller's process group too: a terminal's Ctrl-C is jail's to forward.
   if (::setsid() < 0) ::_exit(125);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) ::_exit(125);
+  stop_signal = keeper_stop_signal();
   set_dispositions(true);
   const long pid = ::syscall(SYS_clone3, &runsc_clone, sizeof runsc_clone);
   if (pid == 0) exec_runsc(exec);

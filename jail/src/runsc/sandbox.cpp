@@ -23,6 +23,7 @@
 #include "log.hpp"
 
 #include "cgroup/cgroup.hpp"
+#include "child/caller_memory.hpp"
 #include "child/timing.hpp"
 #include "jail/closed_stdio.hpp"
 #include "jail/error.hpp"
@@ -210,6 +211,7 @@ Process launch_runsc(const Spec& spec) {
   // watcher) or ignores SIGCHLD would take this one's status from the supervisor; it is waited
   // for through its pidfd and with __WALL only.
   clone.exit_signal = 0;
+  child::learn_caller_heap_start();
   state->started = std::chrono::steady_clock::now();
   // Cloned from a thread that lasts as long as this process: the keeper's parent-death signal
   // must mean this process's end, not the end of the thread the caller launched from.
