@@ -20,7 +20,6 @@
 #include <gtest/gtest.h>
 
 #include "child/caller_memory.hpp"
-#include "child/raw_syscall.hpp"
 #include "jail/launch.hpp"
 #include "library_support.hpp"
 
@@ -87,9 +86,9 @@ long least_anonymous_kib_of_the_jail(jail::Runtime runtime, Heap kind = Heap::on
 }
 
 // Sanitized builds (scripts/sanitizers.sh) and architectures without raw system calls keep it,
-// by design (child/caller_memory.hpp).
+// by design (kLetsGoOfCallerMemory in child/caller_memory.hpp).
 #define SKIP_WHERE_THE_CALLERS_MEMORY_IS_KEPT()                                                \
-  if (!jail::child::kLetsGoOfCallerMemory || !jail::child::raw::kAvailable) {                  \
+  if (!jail::child::kLetsGoOfCallerMemory) {                                                   \
     GTEST_SKIP() << "this build keeps the caller's memory in the init: sanitizers shadow all " \
                     "memory with anonymous mappings, or no raw system calls on this machine";  \
   }

@@ -178,7 +178,7 @@ void learn_caller_heap_start() {
 }
 
 int open_own_maps() {
-  if constexpr (!raw::kAvailable || !kLetsGoOfCallerMemory) return -1;
+  if (!kLetsGoOfCallerMemory || has_guarded_control_stack()) return -1;
   const long fd = raw::call(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   // Moved out of the low numbers: the tool shares the init's table until its exec, and its
@@ -192,54 +192,48 @@ int open_own_maps() {
 
 void let_go_of_caller_memory(int maps_fd) {
   if (maps_fd < 0) return;
-  if (raw::kAvailable && !has_guarded_control_stack()) {
-    const char* thread = static_cast<const char*>(__builtin_thread_pointer());
-    int on_stack = 0;
+  const char* thread = static_cast<const char*>(__builtin_thread_pointer());
+  int on_stack = 0;
 #ifdef JAIL_HAS_RSEQ_OFFSET
-    const Address rseq_area = reinterpret_cast<Address>(thread + __rseq_offset);
+  const Address rseq_area = reinterpret_cast<Address>(thread + __rseq_offset);
 #else
-    const Address rseq_area = 0;  // an older C library registers none
+  const Address rseq_area = 0;  // an older C library registers none
 #endif
-    const Needed needed{{reinterpret_cast<Address>(&on_stack), reinterpret_cast<Address>(thread),
-                         rseq_area, reinterpret_cast<Address>(&errno), shadow_stack_pointer()}};
-    char buffer[4096];
-    std::size_t held = 0;   // an unfinished line, moved to the front
-    bool skipping = false;  // in the rest of a line longer than the buffer, its head handled
-    Address previous_end = 0;
-    bool previous_file_backed = false;
+  const Needed needed{{reinterpret_cast<Address>(&on_stack), reinterpret_cast<Address>(thread),
+                       rseq_area, reinterpret_cast<Address>(&errno), shadow_stack_pointer()}};
+  char buffer[4096];
+  std::size_t held = 0;   // an unfinished line, moved to the front
+  bool skipping = false;  // in the rest of a line longer than the buffer, its head handled
+  Address previous_end = 0;
+  bool previous_file_backed = false;
+  for (;;) {
+    const long got = raw::call(SYS_read, maps_fd, buffer + held, sizeof buffer - held);
+    if (got <= 0) break;  // the end, or an error: what is not read yet stays mapped
+    const std::size_t filled = held + static_cast<std::size_t>(got);
+    std::size_t begin = 0;
     for (;;) {
-      const long got = raw::call(SYS_read, maps_fd, buffer + held, sizeof buffer - held);
-      if (got <= 0) break;  // the end, or an error: what is not read yet stays mapped
-      const std::size_t filled = held + static_cast<std::size_t>(got);
-      std::size_t begin = 0;
-      for (;;) {
-        std::size_t newline = begin;
-        while (newline < filled && buffer[newline] != '\n') ++newline;
-        const bool whole = newline < filled;
-        if (!whole && !(begin == 0 && filled == sizeof buffer)) break;  // read the rest first
-        if (skipping) {
-          skipping = !whole;
-        } else {
-          Mapping mapping;
-          if (parse(buffer + begin, buffer + newline, mapping)) {
-            const bool follows_file = previous_file_backed && mapping.start == previous_end;
-            const Range part = callers_part(mapping, follows_file, needed);
-            if (part.to > part.from) raw::call(SYS_munmap, part.from, part.to - part.from);
-            previous_end = mapping.end;
-            previous_file_backed = mapping.file_backed;
-          }
-          skipping = !whole;
-        }
-        begin = whole ? newline + 1 : filled;
-        if (begin >= filled) break;
+      std::size_t newline = begin;
+      while (newline < filled && buffer[newline] != '\n') ++newline;
+      const bool whole = newline < filled;
+      if (!whole && !(begin == 0 && filled == sizeof buffer)) break;  // read the rest first
+      Mapping mapping;
+      if (!skipping && parse(buffer + begin, buffer + newline, mapping)) {
+        const bool follows_file = previous_file_backed && mapping.start == previous_end;
+        const Range part = callers_part(mapping, follows_file, needed);
+        if (part.to > part.from) raw::call(SYS_munmap, part.from, part.to - part.from);
+        previous_end = mapping.end;
+        previous_file_backed = mapping.file_backed;
       }
-      // The unfinished line to the front, byte by byte: the empty asm keeps the compiler from
-      // making this loop a call to memmove.
-      held = filled - begin;
-      for (std::size_t i = 0; i < held; ++i) {
-        buffer[i] = buffer[begin + i];
-        asm volatile("" ::: "memory");
-      }
+      skipping = !whole;
+      begin = whole ? newline + 1 : filled;
+      if (begin >= filled) break;
+    }
+    // The unfinished line to the front, byte by byte: the empty asm keeps the compiler from
+    // making this loop a call to memmove.
+    held = filled - begin;
+    for (std::size_t i = 0; i < held; ++i) {
+      buffer[i] = buffer[begin + i];
+      asm volatile("" ::: "memory");
     }
   }
   raw::call(SYS_close, maps_fd);

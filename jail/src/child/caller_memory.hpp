@@ -9,6 +9,8 @@
 // no logging.
 #pragma once
 
+#include "child/raw_syscall.hpp"
+
 namespace jail::child {
 
 // Under AddressSanitizer (and HWASan) every access is checked against shadow memory, itself
@@ -16,25 +18,30 @@ namespace jail::child {
 // letting go would take those too. The thread and memory sanitizers shadow memory likewise.
 // Sanitized builds, which are for tests, keep the caller's memory.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_HWADDRESS__)
-inline constexpr bool kLetsGoOfCallerMemory = false;
+inline constexpr bool kSanitized = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(hwaddress_sanitizer) || \
     __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-inline constexpr bool kLetsGoOfCallerMemory = false;
+inline constexpr bool kSanitized = true;
 #else
-inline constexpr bool kLetsGoOfCallerMemory = true;
+inline constexpr bool kSanitized = false;
 #endif
 #else
-inline constexpr bool kLetsGoOfCallerMemory = true;
+inline constexpr bool kSanitized = false;
 #endif
+
+// Whether this build lets go at all: it needs raw system calls (raw::kAvailable) and no
+// sanitizer. Where it does not, open_own_maps gives -1 and nothing is let go.
+inline constexpr bool kLetsGoOfCallerMemory = raw::kAvailable && !kSanitized;
 
 // Parent side, before the clone: learns where the caller's brk heap starts, which the child
 // cannot read once it is in its own namespaces, and keeps it where the clone copies it.
 void learn_caller_heap_start();
 
 // Opens the calling process's own /proc/self/maps (close-on-exec, numbered 32 or above), while
-// the host's /proc is still there to open; -1 where it cannot be (no /proc, an RLIMIT_NOFILE of
-// 32 or less), and then nothing is let go.
+// the host's /proc is still there to open; -1 where nothing is to be let go (a build that does
+// not, arm64 with a guarded control stack on) or it cannot be opened (no /proc, an RLIMIT_NOFILE
+// of 32 or less). The fd is the one gate: let_go_of_caller_memory does nothing without it.
 int open_own_maps();
 
 // Unmaps every private anonymous mapping of the process except the stack it runs on, its
@@ -42,8 +49,7 @@ int open_own_maps();
 // closes `maps_fd`. From here on the process may use nothing that lived on the heap or in
 // another thread's memory, and makes its system calls through child/raw_syscall.hpp only:
 // a C library function never called before would be bound through the dynamic linker's data.
-// Does nothing where raw system calls are not available, in a sanitized build (above), or with
-// `maps_fd` -1.
+// Does nothing with `maps_fd` -1.
 void let_go_of_caller_memory(int maps_fd);
 
 }  // namespace jail::child
