@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,17 +73,6 @@ void locate_caller_strings(child::Plan& plan) {
     plan.caller_env = reinterpret_cast<char*>(env_start);
     plan.caller_env_len = env_end - env_start;
   }
-}
-
-// One record per message, never torn, and able to carry the pty master and seccomp listener.
-Pipe make_report_socket() {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
-    const int err = errno;
-    throw Error("pipe", err,
-                fmt::format("cannot create the report socket: {}", std::strerror(err)));
-  }
-  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
 struct PtyPlan {

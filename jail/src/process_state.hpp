@@ -38,6 +38,7 @@ struct FailureContext {
   std::string cwd;
   std::string rootfs;
   Identity identity;
+  std::string runsc;  // the runsc binary, under --runtime runsc
 };
 
 struct Process::State {

@@ -147,6 +147,33 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
           "cannot join the jail's cgroup: {}: refusing to run the tool outside its limits",
           errno_text(err));
       return failure;
+    case Step::keeper_session:
+    case Step::keeper_subreaper:
+    case Step::start_runsc:
+      failure.message = fmt::format(
+          "cannot start runsc: the process that keeps it could not {}: {}",
+          step == Step::keeper_session     ? "leave the caller's session (setsid)"
+          : step == Step::keeper_subreaper ? "become a child subreaper (PR_SET_CHILD_SUBREAPER)"
+                                           : "start it (clone3)",
+          errno_text(err));
+      if (step == Step::start_runsc && err == EAGAIN) {
+        failure.message +=
+            ": the caller is at its limit of processes (RLIMIT_NPROC or its cgroup's pids.max)";
+      }
+      return failure;
+    case Step::runsc_session:
+    case Step::runsc_fds:
+      failure.message =
+          fmt::format("cannot start runsc: its process could not {}: {}",
+                      step == Step::runsc_session ? "start a session of its own (setsid)"
+                                                  : "take its stdio and debug log",
+                      errno_text(err));
+      return failure;
+    case Step::exec_runsc:
+      failure.message =
+          fmt::format("cannot run {}: {}: reinstall the Debian package runsc",
+                      context.runsc.empty() ? "runsc" : context.runsc, errno_text(err));
+      return failure;
     case Step::seccomp:
       failure.message =
           fmt::format("cannot install the seccomp filter: {}: refusing to run the tool unfiltered",

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,6 +24,16 @@ Pipe make_pipe(const char* what) {
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     const int err = errno;
     throw Error("pipe", err, fmt::format("cannot create {}: {}", what, std::strerror(err)));
+  }
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+Pipe make_report_socket() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+    const int err = errno;
+    throw Error("pipe", err,
+                fmt::format("cannot create the report socket: {}", std::strerror(err)));
   }
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }

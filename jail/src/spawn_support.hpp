@@ -1,6 +1,6 @@
-// What both back ends (the native jail and runsc) do the same way around their clone3: the tool's
-// stdio as the Spec asks for it, the cgroup the child is born into, and killing the child when a
-// step after clone fails. One copy, so the two cannot drift apart.
+// What both back ends (the native jail and runsc) do the same way around their clone3: the report
+// socket, the tool's stdio as the Spec asks for it, the cgroup the child is born into, and killing
+// the child when a step after clone fails. One copy, so the two cannot drift apart.
 #pragma once
 
 #include <linux/sched.h>
@@ -22,6 +22,10 @@ struct Pipe {
 
 // An O_CLOEXEC pipe; throws jail::Error naming `what`.
 [[nodiscard]] Pipe make_pipe(const char* what);
+
+// The child side's report socket (child/report.hpp): one record per message, never torn, and
+// able to carry the pty master and seccomp listener. `write` is the child's end.
+[[nodiscard]] Pipe make_report_socket();
 
 // The child's ends of its stdio (-1: keep the caller's), closed by the parent after clone. The
 // other ends go into `state`: the caller's with Stdio::pipe, the supervisor's with

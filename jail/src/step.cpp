@@ -72,6 +72,18 @@ std::string_view step_name(Step step) {
       return "exec";
     case Step::cgroup_attach:
       return "cgroup attach";
+    case Step::keeper_session:
+      return "keeper_session";
+    case Step::keeper_subreaper:
+      return "keeper_subreaper";
+    case Step::start_runsc:
+      return "start_runsc";
+    case Step::runsc_session:
+      return "runsc_session";
+    case Step::runsc_fds:
+      return "runsc_fds";
+    case Step::exec_runsc:
+      return "exec_runsc";
   }
   return "unknown";
 }

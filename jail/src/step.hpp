@@ -41,7 +41,14 @@ enum class Step : std::int32_t {
   rlimits,
   seccomp,
   exec,
-  cgroup_attach,  // v1: the init joining its cgroups, first thing after the go byte
+  cgroup_attach,  // v1: the init joining its cgroups, first thing after the go byte (and runsc)
+  // Under --runtime runsc: its keeper (runsc/keeper.hpp), then runsc's process before its exec.
+  keeper_session,
+  keeper_subreaper,
+  start_runsc,
+  runsc_session,
+  runsc_fds,
+  exec_runsc,
 };
 
 [[nodiscard]] std::string_view step_name(Step);

@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -149,6 +150,61 @@ TEST_F(Runsc, AMissingInterpreterIsToldFromAMissingCommand) {
               std::string::npos)
         << describe(r);
   }
+}
+
+// jail's process between it and runsc (the keeper, runsc/keeper.hpp) and runsc's own process
+// before its exec exit 125 when a step fails, which read as the tool's own exit 125. Each step
+// is named instead: a setup error, as a native run's init reports one. The host never fails these
+// steps by itself, so `refusing` (tests/probes/refusing.c) makes one call fail for jail and what
+// it starts.
+struct RefusedStep {
+  std::string call;  // NR[:ARG0] for `refusing`
+  int err;
+  std::string step;  // the status JSON's error.step
+  std::string words;
+};
+
+std::string run_with_refused(const RefusedStep& refused, const std::string& status_file) {
+  return shell_output(": | " + std::string(JAIL_PROBE_DIR) + "/refusing " + refused.call + " " +
+                      std::to_string(refused.err) + " " + JAIL_BINARY +
+                      " --runtime runsc --no-cwd --status-file " + status_file +
+                      " -- true 2>&1; echo exit=$?");
+}
+
+TEST_F(Runsc, AStepBeforeRunscRunsIsNamedNotTakenForTheTools) {
+  TempDir work;
+  for (const RefusedStep& refused :
+       {RefusedStep{std::to_string(SYS_setsid), EPERM, "keeper_session",
+                    "could not leave the caller's session (setsid): EPERM"},
+        RefusedStep{std::to_string(SYS_prctl) + ":" + std::to_string(PR_SET_CHILD_SUBREAPER),
+                    EINVAL, "keeper_subreaper",
+                    "could not become a child subreaper (PR_SET_CHILD_SUBREAPER): EINVAL"}}) {
+    const std::string status_file = work / (refused.step + ".json");
+    const std::string out = run_with_refused(refused, status_file);
+    EXPECT_NE(out.find("exit=125"), std::string::npos) << out;
+    EXPECT_NE(out.find("cannot start runsc: the process that keeps it " + refused.words),
+              std::string::npos)
+        << out;
+    const auto status = nlohmann::json::parse(read_file(status_file).value_or("{}"));
+    EXPECT_EQ(status.value("outcome", ""), "setup_error") << status.dump();
+    EXPECT_EQ(status["error"].value("step", ""), refused.step) << status.dump();
+    EXPECT_EQ(status["error"].value("errno", 0), refused.err) << status.dump();
+    EXPECT_TRUE(status["exit_code"].is_null()) << status.dump();
+  }
+}
+
+// runsc that cannot be executed was "exit 127": the tool's command not found. A runsc on the
+// usual path that is not a program, in a mount namespace of the test's own (a tmpfs over
+// /usr/local/sbin, the first place jail looks), is named as what failed.
+TEST_F(Runsc, ARunscThatCannotBeExecutedIsNamed) {
+  const std::string out = shell_output(
+      "unshare --mount --propagation private sh -c 'mount -t tmpfs -o size=1M jail-test "
+      "/usr/local/sbin && echo not a program > /usr/local/sbin/runsc && "
+      "chmod 755 /usr/local/sbin/runsc && : | " +
+      std::string(JAIL_BINARY) + " --runtime runsc --no-cwd -- true 2>&1; echo exit=$?'");
+  EXPECT_NE(out.find("exit=125"), std::string::npos) << out;
+  EXPECT_NE(out.find("cannot run /usr/local/sbin/runsc: ENOEXEC"), std::string::npos) << out;
+  EXPECT_EQ(out.find("command not found"), std::string::npos) << out;
 }
 
 // The sentry logs a made-up file name verbatim, so a tool can put a line of its own saying how it

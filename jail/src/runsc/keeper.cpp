@@ -12,14 +12,19 @@
 #include <cstdint>
 
 #include "child/caller_memory.hpp"
+#include "child/fail.hpp"
 #include "child/raw_syscall.hpp"
 #include "child/syscalls.hpp"
+#include "step.hpp"
 
 namespace jail {
 namespace {
 
 // The fd runsc's debug log goes to in runsc's process (its --debug-log names /proc/self/fd/3).
 constexpr int kDebugLogFd = 3;
+// Where the report socket waits out the exec in runsc's process (close-on-exec: runsc never has
+// it), above the debug log so that neither dup2 lands on the other.
+constexpr int kReportFd = kDebugLogFd + 1;
 // How long the keeper waits for runsc's orphans once runsc run has ended; they were sent SIGKILL
 // as it exited and end within a few ms.
 constexpr long kOrphanPatienceMs = 5000;
@@ -147,6 +152,12 @@ void reap_orphans() {
   }
 }
 
+// A step before runsc runs failed: said on the report socket, then the end of this process.
+[[noreturn]] void fail(int report_fd, Step step, int err) {
+  child::send_report(report_fd, child::ReportKind::setup_failed, step, err, -1);
+  ::_exit(child::kSetupFailedStatus);
+}
+
 [[noreturn]] void end_as(int status) {
   if (WIFEXITED(status)) child::raw::exit_group(WEXITSTATUS(status));
   const int signal = WTERMSIG(status);
@@ -182,30 +193,41 @@ void stop_keeper(int keeper_pidfd) {
   // A session of its own, as a native jail's init has: a terminal's Ctrl-C (SIGINT to the
   // foreground group) would otherwise end runsc run and its gofer directly, before jail could
   // forward it to the tool. Its stdio is pipes; it needs no terminal.
-  if (::setsid() < 0) ::_exit(125);
+  const int report = exec.report_fd;
+  if (::setsid() < 0) fail(report, Step::runsc_session, errno);
   // Before runsc exists, so none of it runs outside the limits; and a task moving itself waits
   // for no RCU grace period, where jail writing the pid did (~10 ms of each start, during which
   // the host's forks and execs, runsc's among them, stall). As the native init (child/init.cpp).
   for (const int fd : exec.cgroup_tasks) {
-    if (child::sys::join_cgroup_v1(fd) != 0) ::_exit(125);
+    if (const int err = child::sys::join_cgroup_v1(fd); err != 0)
+      fail(report, Step::cgroup_attach, err);
   }
-  // Moved out of the way first: stdio's dup2 must not land on it.
-  int debug_log = exec.debug_log;
-  if (debug_log >= 0 && debug_log <= kDebugLogFd) {
-    debug_log = ::fcntl(debug_log, F_DUPFD_CLOEXEC, kDebugLogFd + 1);
-    if (debug_log < 0) ::_exit(125);
-  }
+  // Both moved out of the way first: stdio's dup2, and each other's, must not land on them.
+  const auto above_fixed_slots = [report](int fd) {
+    if (fd < 0 || fd > kReportFd) return fd;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, kReportFd + 1);
+    if (moved < 0) fail(report, Step::runsc_fds, errno);
+    return moved;
+  };
+  const int debug_log = above_fixed_slots(exec.debug_log);
+  const int report_above = above_fixed_slots(report);
   for (int fd = 0; fd <= 2; ++fd) {
-    if (exec.stdio[fd] >= 0 && ::dup2(exec.stdio[fd], fd) != fd) ::_exit(125);
+    if (exec.stdio[fd] >= 0 && ::dup2(exec.stdio[fd], fd) != fd)
+      fail(report_above, Step::runsc_fds, errno);
   }
-  int first_closed = 3;
-  if (debug_log >= 0) {
-    if (::dup2(debug_log, kDebugLogFd) != kDebugLogFd) ::_exit(125);
-    first_closed = kDebugLogFd + 1;
+  if (report_above < 0) {
+    ::close(kReportFd);
+  } else if (::dup3(report_above, kReportFd, O_CLOEXEC) != kReportFd) {
+    fail(report_above, Step::runsc_fds, errno);
   }
-  ::syscall(SYS_close_range, first_closed, UINT_MAX, 0);
+  if (debug_log < 0) {
+    ::close(kDebugLogFd);
+  } else if (::dup2(debug_log, kDebugLogFd) != kDebugLogFd) {
+    fail(kReportFd, Step::runsc_fds, errno);
+  }
+  ::syscall(SYS_close_range, kReportFd + 1, UINT_MAX, 0);
   ::execve(exec.path, exec.argv, exec.envp);
-  ::_exit(127);
+  fail(kReportFd, Step::exec_runsc, errno);
 }
 
 [[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec) {
@@ -215,13 +237,14 @@ void stop_keeper(int keeper_pidfd) {
   // It holds a copy of the caller's memory: never written out as a core dump, whatever ends it.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   // Out of the caller's process group too: a terminal's Ctrl-C is jail's to forward.
-  if (::setsid() < 0) ::_exit(125);
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) ::_exit(125);
+  if (::setsid() < 0) fail(exec.report_fd, Step::keeper_session, errno);
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    fail(exec.report_fd, Step::keeper_subreaper, errno);
   stop_signal = keeper_stop_signal();
   set_dispositions(true);
   const long pid = ::syscall(SYS_clone3, &runsc_clone, sizeof runsc_clone);
   if (pid == 0) exec_runsc(exec);
-  if (pid < 0) ::_exit(125);
+  if (pid < 0) fail(exec.report_fd, Step::start_runsc, errno);
   runsc_pid = static_cast<pid_t>(pid);
   // runsc has its own copy; the keeper needs nothing of the caller's any more.
   child::let_go_of_caller_memory(maps_fd);

@@ -30,18 +30,21 @@ void stop_keeper(int keeper_pidfd);
 
 // What runsc needs once it runs: its argv and envp, its stdio (fd 0-2; -1 keeps the inherited
 // one), fd 3 its debug log when `debug_log` >= 0, and the v1 `tasks` files of the jail's
-// cgroups, which it joins before its exec (v2: the clone places it).
+// cgroups, which it joins before its exec (v2: the clone places it). `report_fd` is the report
+// socket (child/report.hpp) on which the keeper and runsc's process name a step that failed
+// before runsc ran; without it their exit 125 would read as the tool's own.
 struct RunscExec {
   const char* path = nullptr;
   char* const* argv = nullptr;
   char* const* envp = nullptr;
   int stdio[3] = {-1, -1, -1};
   int debug_log = -1;
+  int report_fd = -1;
   std::span<const int> cgroup_tasks;
 };
 
-// Becomes runsc: joins the cgroups, sets up its fds, closes the rest and execs (125 if a step
-// fails, 127 if the exec does).
+// Becomes runsc: joins the cgroups, sets up its fds, closes the rest and execs; a step that fails
+// (the exec among them) is reported, and the process exits 125.
 [[noreturn]] void exec_runsc(RunscExec exec);
 
 // The keeper's body (see above): starts runsc with `runsc_clone` (SIGCHLD as exit signal,

@@ -191,11 +191,13 @@ Process launch_runsc(const Spec& spec) {
   const std::vector<UniqueFd> cgroup_tasks = state->cgroup.open_v1_tasks();
   std::vector<int> cgroup_task_fds;
   for (const UniqueFd& fd : cgroup_tasks) cgroup_task_fds.push_back(fd.get());
+  Pipe report = make_report_socket();
   const RunscExec exec{.path = args[0],
                        .argv = args,
                        .envp = envp,
                        .stdio = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()},
                        .debug_log = debug_log.write.get(),
+                       .report_fd = report.write.get(),
                        .cgroup_tasks = cgroup_task_fds};
   clone_args runsc_clone{};
   runsc_clone.exit_signal = SIGCHLD;
@@ -228,6 +230,9 @@ Process launch_runsc(const Spec& spec) {
   }
   state->pid = static_cast<pid_t>(pid);
   state->pidfd.reset(pidfd);
+  // The keeper's and runsc's copies are then the only ones: the end of the file once runsc runs.
+  report.write.reset();
+  state->reports = ReportChannel(std::move(report.read));
   timeline.mark(child::Phase::cloned);
   try {
     // While runsc initialises: the policy and the bundle. A policy that does not compile, or a
@@ -258,6 +263,7 @@ Process launch_runsc(const Spec& spec) {
   state->limits = spec.limits;
   state->forward_signals = spec.forward_signals;
   state->context.command = spec.argv.front();
+  state->context.runsc = runsc;
   for (const std::string& entry : spec.env) {
     if (entry.starts_with("PATH=")) state->context.path = entry.substr(5);
   }
