@@ -35,15 +35,16 @@ OutputRelay::OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int std
   }
 }
 
+void OutputRelay::sink_gone(Stream& stream) {
+  stream.pending.clear();
+  stream.sink_full = false;
+  stream.source.reset();
+}
+
 OutputRelay::Moved OutputRelay::flush(Stream& stream) {
-  if (stream.sink_gone) {
-    stream.pending.clear();  // a failure means the caller's side is gone: the bytes are dropped
-    return Moved::some;
-  }
   const ssize_t n = stream.sink.write_some(stream.pending.data(), stream.pending.size());
   if (n < 0) {
-    stream.sink_gone = true;
-    stream.pending.clear();
+    sink_gone(stream);
     return Moved::some;
   }
   stream.pending.erase(0, static_cast<std::size_t>(n));
@@ -55,7 +56,7 @@ OutputRelay::Moved OutputRelay::move_chunk(Stream& stream) {
   if (!stream.pending.empty()) return flush(stream);
   const std::size_t want =
       static_cast<std::size_t>(std::min<std::uint64_t>(buffer_->size(), left_));
-  if (stream.splice && !stream.sink_gone) {
+  if (stream.splice) {
     const ssize_t n =
         ::splice(stream.source.get(), nullptr, stream.sink.fd(), nullptr, want, SPLICE_F_NONBLOCK);
     if (n > 0) {
@@ -71,7 +72,7 @@ OutputRelay::Moved OutputRelay::move_chunk(Stream& stream) {
     }
     if (errno == EINTR) return Moved::none_yet;
     if (errno != EINVAL) {
-      stream.sink_gone = true;  // EPIPE: from here on, the tool's output is only counted
+      sink_gone(stream);
       return Moved::some;
     }
     stream.splice = false;  // a sink without splice support

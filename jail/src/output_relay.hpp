@@ -1,7 +1,8 @@
 // Parent side: the tool's stdout and stderr, relayed to the caller's and cut at a byte cap.
 // A flood (`yes`) costs one fixed buffer per stream, never more: the data moves with splice where
 // the destination allows it, else through that buffer. Past the cap the pipes are closed, so the
-// tool gets EPIPE/SIGPIPE instead of filling memory or disk. Writes to the caller never block
+// tool gets EPIPE/SIGPIPE instead of filling memory or disk; so does a tool whose reader went
+// away. Writes to the caller never block
 // (caller_sink.hpp): a caller that stops reading holds up the tool, not the supervisor.
 #pragma once
 
@@ -43,13 +44,16 @@ class OutputRelay {
     CallerSink sink;
     bool splice = true;  // until the sink turns out not to support it
     bool sink_full = false;
-    bool sink_gone = false;  // the caller's reader went away: what comes is dropped
-    std::string pending;     // read from the tool, not yet taken by the caller
+    std::string pending;  // read from the tool, not yet taken by the caller
   };
   enum class Moved { some, none_yet, ended };
   // Moves at most one chunk (never past the cap).
   Moved move_chunk(Stream& stream);
   Moved flush(Stream& stream);
+  // The caller's reader went away (EPIPE), or its side failed: the tool's pipe is closed too, so
+  // that the tool learns it as it would writing there itself (EPIPE, SIGPIPE), instead of running
+  // on with its output dropped. Not a cut: no limit was reached.
+  void sink_gone(Stream& stream);
   void cut();
 
   std::array<Stream, 2> streams_;

@@ -376,6 +376,25 @@ TEST_P(IoOutput, TheToolsLastOutputWaitsForASlowReader) {
   }
 }
 
+// A reader that goes away (`| head -1`) ends a tool that writes on, as it would without the
+// relay: the tool gets EPIPE, and SIGPIPE. The relay used to drop what came after and let the tool
+// run on — forever, for one that never stops — and then say it had been cut at --max-output.
+TEST_P(IoOutput, AReaderThatGoesAwayEndsTheToolAsWithoutTheRelay) {
+  const std::string as_caller =
+      as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  const std::string status_path = cwd_ / "status.json";
+  const std::string out =
+      shell_output("timeout -s KILL 20 " + as_caller + JAIL_BINARY +
+                   " -q --no-cwd --max-output 1G " + "--status-file " + status_path +
+                   " -- sh -c 'while :; do echo x; sleep 0.05; done' </dev/null | head -1");
+  EXPECT_EQ(trim(out), "x");
+  const auto status = status_json(status_path);
+  EXPECT_EQ(status.value("outcome", ""), "signaled") << status.dump();
+  EXPECT_EQ(status.value("signal", 0), SIGPIPE) << status.dump();
+  EXPECT_EQ(status.value("output_truncated", true), false) << status.dump();
+  EXPECT_TRUE(status["limit_hit"].is_null()) << status.dump();
+}
+
 // A caller that writes to the tool's terminal faster than the tool reads, or reads its output
 // slower than the tool writes, holds up neither the supervisor nor the timeout.
 TEST_P(IoOutput, ATerminalRelayNeverHoldsUpTheTimeout) {

@@ -447,6 +447,23 @@ TEST_F(Runsc, StdinStreamsThrough) {
   EXPECT_EQ(trim(r.out), "20000") << describe(r);
 }
 
+// runsc's output is always relayed (it must not be handed the caller's own): a reader that goes
+// away ends the tool's output as it would a native one's (io_output_test.cpp). gVisor answers the
+// write with EIO, not EPIPE and SIGPIPE, so the tool here stops at its first failed write.
+TEST_F(Runsc, AReaderThatGoesAwayEndsTheToolsOutput) {
+  TempDir work;
+  const std::string status_path = work / "status.json";
+  const std::string out = shell_output(
+      ": | timeout -s KILL 30 " + std::string(JAIL_BINARY) +
+      " -q --runtime runsc --no-cwd --status-file " + status_path +
+      " -- sh -c 'while echo x; do sleep 0.05; done; echo the write failed >&2; exit 3' | head -1");
+  EXPECT_TRUE(out.starts_with("x\n")) << out;  // then the tool's stderr
+  EXPECT_NE(out.find("the write failed"), std::string::npos) << out;
+  const auto status = nlohmann::json::parse(read_file(status_path).value_or("{}"));
+  EXPECT_EQ(status.value("outcome", ""), "exited") << status.dump() << out;
+  EXPECT_EQ(status.value("exit_code", 0), 3) << status.dump() << out;
+}
+
 // jail started with its stdin closed: the first fd it opened took number 0 and was taken for
 // the caller's stdin — the supervisor's signalfd, whose records (a host pid among them) the
 // relay passed to the tool, which otherwise never saw end of file. Now fd 0 is /dev/null's.
