@@ -116,7 +116,9 @@ cgroup::Group make_cgroup(const Spec& spec) {
   try {
     return cgroup::Group::create(limits, spec.cgroup_parent);
   } catch (const cgroup::Error& error) {
-    if (limits.any()) throw;
+    // An explicit --cgroup-parent is where the caller asked the jail to be (under that cgroup's
+    // limits): a typo must not run it outside them.
+    if (limits.any() || spec.cgroup_parent) throw;
     jail::log().debug("no cgroup for accounting: {}", error.what());
     return {};
   }

@@ -79,8 +79,10 @@ void setup(Group::State& state, const Limits& limits,
     }
     if (state.dir_with(want.controller) != nullptr) continue;  // co-mounted, e.g. cpu,cpuacct
     const std::string parent = parent_override ? h->dir_of(*parent_override) : h->own_dir;
+    // A parent named by the caller is asked for whatever the controller is for.
+    const bool required = want.required || parent_override.has_value();
     if (parent.empty()) {
-      if (want.required) {
+      if (required) {
         fail(step, ENOENT,
              fmt::format("place a cgroup under {} in the {} hierarchy at {}",
                          parent_override.value_or(h->own_path), want.controller, h->mount_point),
@@ -92,7 +94,7 @@ void setup(Group::State& state, const Limits& limits,
     files::remove_stale_jails(parent);
     if (::mkdir(path.c_str(), 0755) != 0) {
       const int err = errno;
-      if (want.required) fail(step, err, fmt::format("create {}", path), advice_for(err));
+      if (required) fail(step, err, fmt::format("create {}", path), advice_for(err));
       jail::log().debug("cgroup: no {} accounting: cannot create {}: {}", want.controller, path,
                         files::errno_text(err));
       continue;

@@ -55,8 +55,10 @@ void setup(Group::State& state, const Limits& limits,
     const size_t cut = parent_path.rfind('/');
     parent_path.resize(cut == std::string::npos || cut == 0 ? 1 : cut);  // "/x" -> "/"
   }
+  // A parent named by the caller is asked for, as a limit is.
+  const bool cgroup_required = limits.any() || parent_override.has_value();
   if (parent.empty()) {
-    if (!limits.any()) return;
+    if (!cgroup_required) return;
     fail("cgroup parent", ENOENT,
          fmt::format("place a cgroup under {} in the hierarchy at {}", parent_path, h.mount_point),
          "that cgroup is outside what this mount shows (a cgroup namespace or bind mount)");
@@ -93,7 +95,8 @@ void setup(Group::State& state, const Limits& limits,
   files::remove_stale_jails(parent);
   if (::mkdir(leaf.c_str(), 0755) != 0) {
     const int err = errno;
-    if (limits.any()) fail("cgroup create", err, fmt::format("create {}", leaf), advice_for(err));
+    if (cgroup_required)
+      fail("cgroup create", err, fmt::format("create {}", leaf), advice_for(err));
     jail::log().debug("cgroup: no accounting: cannot create {}: {}", leaf, files::errno_text(err));
     return;
   }
