@@ -15,6 +15,7 @@
 #include "policy/oci.hpp"
 #include "policy/policy.hpp"
 #include "policy/tools.hpp"
+#include "subcommand_parse.hpp"
 
 namespace jail::runner {
 namespace {
@@ -228,12 +229,7 @@ int run_policy_command(int argc, char** argv) {
       ->check(CLI::IsMember({"oci", "runsc"}));
   export_cmd->add_option("-o,--output", export_output, "write the JSON here (default: stdout)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   if (*check_cmd) return check(check_files);
   if (*explain_cmd) return explain(explain_file, explain_syscalls, format);
   if (*bpf_cmd) return bpf(bpf_file, routing);

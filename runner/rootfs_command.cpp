@@ -10,6 +10,7 @@
 #include "rootfs/builder.hpp"
 #include "rootfs/recipe.hpp"
 #include "rootfs_check.hpp"
+#include "subcommand_parse.hpp"
 
 namespace jail::runner {
 
@@ -47,11 +48,7 @@ int run_rootfs_command(int argc, char** argv) {
       ->add_option("--recipe", recipes,
                    "a recipe: a shipped name (python3, busybox, shell) or a .toml file")
       ->allow_extra_args(false);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error);
-  }
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   rootfs::BuildRequest request;
   request.out = out;
   request.binaries = binaries;

@@ -145,7 +145,7 @@ void write_usage_failure(const std::vector<std::string>& options, const std::str
   }
   // As parse_run_options: the command line's own --status-file wins over the profile's.
   if (!run.status_file && profile) run.status_file = profile_status_file(*profile);
-  if (run.status_fd && ::fcntl(*run.status_fd, F_GETFD) < 0) run.status_fd.reset();
+  if (run.status_fd && !is_writable_fd(*run.status_fd)) run.status_fd.reset();
   if (!run.status_fd && !run.status_file) return;
   Result result;
   result.outcome = Outcome::setup_error;

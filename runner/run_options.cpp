@@ -123,18 +123,32 @@ std::string absolute_host_path(const std::string& path) {
   return std::filesystem::absolute(path).lexically_normal().string();
 }
 
+// Checked before anything runs: a status or log that cannot be written would be lost after it,
+// with the run reported a success.
+void check_writable_fd(const char* flag, int fd) {
+  if (fd < 0 || ::fcntl(fd, F_GETFD) < 0) {
+    throw UsageError(fmt::format("{} {}: not an open file descriptor", flag, fd));
+  }
+  if (!is_writable_fd(fd)) {
+    throw UsageError(fmt::format(
+        "{} {}: the descriptor is not open for writing; give one that is, as `{}=3 3>FILE`", flag,
+        fd, flag));
+  }
+}
+
 // SRC[:DST] — split at the first ':'; DST defaults to SRC.
 Mount parse_bind(const std::string& text, MountKind kind, const char* flag,
                  const std::string& from) {
   const auto colon = text.find(':');
+  // Checked before the source is made absolute, which an empty path cannot be.
+  if (colon == 0 || text.empty() || (colon != std::string::npos && colon + 1 == text.size())) {
+    throw UsageError(fmt::format("{} '{}': expected SRC[:DST], neither empty", flag, text));
+  }
   Mount mount;
   mount.kind = kind;
   mount.source = absolute_host_path(text.substr(0, colon));
   mount.target = colon == std::string::npos ? mount.source : text.substr(colon + 1);
   mount.origin = fmt::format("{} {} {}", flag, text, from);
-  if (text.empty() || (colon != std::string::npos && mount.target.empty())) {
-    throw UsageError(fmt::format("{} '{}': expected SRC[:DST]", flag, text));
-  }
   return mount;
 }
 
@@ -388,6 +402,11 @@ void parse_flags(CLI::App& app, const std::vector<std::string>& options) {
 
 }  // namespace
 
+bool is_writable_fd(int fd) {
+  const int flags = fd < 0 ? -1 : ::fcntl(fd, F_GETFL);
+  return flags >= 0 && (flags & O_PATH) == 0 && (flags & O_ACCMODE) != O_RDONLY;
+}
+
 // The run's usage line shows the command after "--" and the subcommands, which CLI11's own
 // ("jail [OPTIONS]") leaves out.
 class RunUsage : public CLI::Formatter {
@@ -446,18 +465,15 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
     throw UsageError("--log-fd and --log-file both say where jail's messages go; give one");
   }
   if (f.log_fd) {
-    if (*f.log_fd < 0 || ::fcntl(*f.log_fd, F_GETFD) < 0) {
-      throw UsageError(fmt::format("--log-fd {}: not an open file descriptor", *f.log_fd));
-    }
+    check_writable_fd("--log-fd", *f.log_fd);
     run.log.fd = *f.log_fd;
   }
   run.log.format = f.log_format == "json" ? LogFormat::json : LogFormat::text;
+  // Checked first: a refused fd is not where the refusal is then written.
+  if (f.status_fd) check_writable_fd("--status-fd", *f.status_fd);
   run.status_fd = f.status_fd;
   run.status_file = f.status_file;
   run.audit_log = f.audit_log;
-  if (f.status_fd && (*f.status_fd < 0 || ::fcntl(*f.status_fd, F_GETFD) < 0)) {
-    throw UsageError(fmt::format("--status-fd {}: not an open file descriptor", *f.status_fd));
-  }
 
   Spec& spec = run.spec;
   spec.argv = command;
@@ -474,7 +490,10 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   if (f.gid) spec.gid = *f.gid;
   spec.hostname = f.hostname;
   spec.net = f.net == "host" ? Net::host : Net::none;
-  if (f.rootfs) spec.rootfs = absolute_host_path(*f.rootfs);
+  if (f.rootfs) {
+    if (f.rootfs->empty()) throw UsageError("--rootfs '': expected a directory");
+    spec.rootfs = absolute_host_path(*f.rootfs);
+  }
   if (f.tmpfs_size) {
     const auto size = parse_size(*f.tmpfs_size);
     if (!size || *size == 0) {

@@ -30,6 +30,9 @@ struct HelpRequested {
   std::string text;
 };
 
+// `fd` is open for writing (not read-only, not O_PATH): where --status-fd and --log-fd may go.
+[[nodiscard]] bool is_writable_fd(int fd);
+
 [[nodiscard]] RunOptions parse_run_options(const std::vector<std::string>& options,
                                            const std::vector<std::string>& command);
 

@@ -20,6 +20,7 @@
 
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
+#include "subcommand_parse.hpp"
 #include "units.hpp"
 
 extern char** environ;
@@ -30,7 +31,7 @@ namespace {
 namespace dr = jail::dry_run;
 
 constexpr int kFailed = 1;
-constexpr int kUsage = 2;
+constexpr int kUsage = kUsageExit;
 
 std::string mode_text(mode_t mode) {
   return fmt::format("{:04o}", mode);
@@ -236,7 +237,7 @@ int changes_command(int argc, char** argv) {
   app.add_flag("--patch", patch,
                "a unified diff of text files, a line for everything else (the default)");
   app.add_flag("--json", json, "the changes as a JSON array");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   if (int(stat) + int(patch) + int(json) > 1) {
     spdlog::error("jail changes: choose one of --stat, --patch, --json");
     return kUsage;
@@ -271,7 +272,7 @@ int commit_command(int argc, char** argv) {
   add_common(app, common, true);
   app.add_option("PATH", paths, "host paths to apply (default: every change)");
   app.add_flag("--force", force, "apply even where the host changed since the run began");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   const dr::Session session = open(common);
   const dr::CommitReport report = dr::commit(session, {paths, force});
   fmt::print(stderr, "jail: committed {} change(s) of session {}; `jail undo {}` takes them back\n",
@@ -285,7 +286,7 @@ int undo_command(int argc, char** argv) {
   bool force = false;
   add_common(app, common, true);
   app.add_flag("--force", force, "restore even paths changed since the commit");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   const dr::Session session = open(common);
   dr::undo(session, force);
   fmt::print(stderr, "jail: undid the commit of session {}\n", session.id);
@@ -296,7 +297,7 @@ int discard_command(int argc, char** argv) {
   CLI::App app{"Remove a dry-run session and everything it kept", "jail discard"};
   Common common;
   add_common(app, common, true);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   dr::discard(open(common));
   return 0;
 }
@@ -307,7 +308,7 @@ int sessions_command(int argc, char** argv) {
   bool json = false;
   add_common(app, common, false);
   app.add_flag("--json", json, "as a JSON array");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   const std::string dir =
       common.sessions_dir.empty() ? dr::default_sessions_dir() : common.sessions_dir;
   if (std::error_code error;

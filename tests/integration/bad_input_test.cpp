@@ -65,6 +65,25 @@ TEST_P(BadInput, NoArgumentsAtAll) {
   expect_setup_failure({});
 }
 
+// Every subcommand answers a bad invocation with exit 2, as `jail policy` and `jail doctor` did;
+// the others passed on CLI11's own codes (106 for a missing argument, 109 for an unknown option).
+TEST_P(BadInput, SubcommandsAnswerABadInvocationWithTwo) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"changes"},
+                                             {"commit"},
+                                             {"undo"},
+                                             {"discard"},
+                                             {"sessions", "--bogus"},
+                                             {"commit", "some-id", "--force=maybe"},
+                                             {"rootfs"},
+                                             {"rootfs", "build"},
+                                             {"policy", "check"}}) {
+    const RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args.front() << ": " << describe(r);
+    EXPECT_FALSE(r.err.empty()) << args.front() << ": " << describe(r);
+  }
+}
+
 TEST_P(BadInput, BindSourceMissing) {
   const std::string missing = "/nonexistent/jail-itest-source";
   expect_setup_failure(concat({{"--bind", missing + ":/data", "--"}, tool_}), missing);
@@ -138,6 +157,17 @@ TEST_P(BadInput, ValuesThatMeantSomethingElse) {
                        "longer than 63");
   expect_setup_failure(concat({{"--hostname", "a.-b", "--"}, tool_}), "starts or ends with '-'");
   expect_setup_failure(concat({{"--cgroup-parent", "/../../tmp/x", "--"}, tool_}), "'..'");
+  // Empty paths reached std::filesystem and came back as its exception's words.
+  for (const char* bind : {"", ":/data", "/tmp:"}) {
+    expect_setup_failure(concat({{"--bind", bind, "--"}, tool_}), "expected SRC[:DST]");
+  }
+  expect_setup_failure(concat({{"--rootfs", "", "--"}, tool_}), "expected a directory");
+  // jail's stdin (/dev/null, read-only here) as the status fd: the JSON was lost after the run,
+  // which then exited 0.
+  expect_setup_failure(concat({{"--status-fd", "0", "--"}, tool_}), "not open for writing");
+  // A parent that is not there, with no limit asked for: it ran, in no cgroup at all.
+  expect_setup_failure(concat({{"--cgroup-parent", "/no-such-parent-of-jail", "--"}, tool_}),
+                       "a wrong --cgroup-parent");
   // Numbers past what they count, or not whole, are named as such before anything starts (they
   // failed later with the kernel's bare EINVAL or ERANGE, or were cut: nproc=1.9 ran as 1).
   expect_setup_failure(concat({{"--memory", "99999999999G", "--"}, tool_}), "too large");
