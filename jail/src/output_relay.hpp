@@ -24,6 +24,7 @@ class OutputRelay {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // `stderr_source` is empty when the tool's stderr shares stdout's pipe (the caller's `2>&1`).
   OutputRelay(UniqueFd stdout_source, UniqueFd stderr_source, int stdout_sink, int stderr_sink,
               std::uint64_t cap);
 

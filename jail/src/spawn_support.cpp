@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -61,6 +62,14 @@ bool relay_output_for_runsc(const Spec& spec) {
          (!runsc_may_be_given(STDOUT_FILENO) || !runsc_may_be_given(STDERR_FILENO));
 }
 
+// The caller's `a` and `b` write to the same pipe, socket, terminal or file.
+bool same_destination(int a, int b) {
+  struct stat first {};
+  struct stat second {};
+  return ::fstat(a, &first) == 0 && ::fstat(b, &second) == 0 && first.st_dev == second.st_dev &&
+         first.st_ino == second.st_ino;
+}
+
 // What the tool reads with Input::none: /dev/null natively; under runsc, which would chown
 // /dev/null itself, a pipe whose write end is already closed.
 UniqueFd empty_input(const Spec& spec) {
@@ -87,10 +96,24 @@ std::array<UniqueFd, 3> plumb_stdio(const Spec& spec, Process::State& state) {
     }
   } else if (spec.max_output_bytes || relay_output_for_runsc(spec)) {
     // The supervisor drains these and stops relaying at the cap (none for the runsc relay).
-    for (int fd = 1; fd <= 2; ++fd) {
+    if (same_destination(STDOUT_FILENO, STDERR_FILENO)) {
+      // `2>&1`: one pipe for both, so that the caller reads them in the order the tool wrote
+      // them, as without the relay; two pipes drained in turn would reorder them.
       Pipe pipe = make_pipe("an output pipe");
-      child_stdio[fd] = std::move(pipe.write);
-      state.output_sources[fd - 1] = std::move(pipe.read);
+      child_stdio[2].reset(::fcntl(pipe.write.get(), F_DUPFD_CLOEXEC, 0));
+      if (!child_stdio[2].valid()) {
+        const int err = errno;
+        throw Error("pipe", err,
+                    fmt::format("cannot duplicate the tool's output pipe: {}", std::strerror(err)));
+      }
+      child_stdio[1] = std::move(pipe.write);
+      state.output_sources[0] = std::move(pipe.read);
+    } else {
+      for (int fd = 1; fd <= 2; ++fd) {
+        Pipe pipe = make_pipe("an output pipe");
+        child_stdio[fd] = std::move(pipe.write);
+        state.output_sources[fd - 1] = std::move(pipe.read);
+      }
     }
     state.max_output_bytes = spec.max_output_bytes.value_or(UINT64_MAX);
   }

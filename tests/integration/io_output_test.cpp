@@ -376,6 +376,17 @@ TEST_P(IoOutput, TheToolsLastOutputWaitsForASlowReader) {
   }
 }
 
+// `2>&1` through the relay: the caller reads stdout and stderr in the order the tool wrote them,
+// as without it. Two pipes drained in turn gave all of stdout first.
+TEST_P(IoOutput, StdoutAndStderrToOneDestinationKeepTheirOrder) {
+  const std::string as_caller =
+      as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  const std::string out = shell_output(
+      as_caller + JAIL_BINARY + " -q --no-cwd --max-output 1M -- sh -c 'for i in 1 2 3 4; do " +
+      "echo o$i; echo e$i >&2; done' </dev/null 2>&1 | cat");
+  EXPECT_EQ(out, "o1\ne1\no2\ne2\no3\ne3\no4\ne4\n");
+}
+
 // A reader that goes away (`| head -1`) ends a tool that writes on, as it would without the
 // relay: the tool gets EPIPE, and SIGPIPE. The relay used to drop what came after and let the tool
 // run on — forever, for one that never stops — and then say it had been cut at --max-output.

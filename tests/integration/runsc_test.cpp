@@ -464,6 +464,18 @@ TEST_F(Runsc, AReaderThatGoesAwayEndsTheToolsOutput) {
   EXPECT_EQ(status.value("exit_code", 0), 3) << status.dump() << out;
 }
 
+// Output to a file goes through jail's relay under runsc (runsc_may_be_given in
+// spawn_support.cpp); with `2>&1` stdout and stderr keep the order the tool wrote them in.
+TEST_F(Runsc, StdoutAndStderrToOneFileKeepTheirOrder) {
+  TempDir work;
+  const std::string out_path = work / "out";
+  (void)shell_output(": | " + std::string(JAIL_BINARY) +
+                     " -q --runtime runsc --no-cwd -- sh -c 'for i in 1 2 3 4; do echo o$i; "
+                     "echo e$i >&2; done' >" +
+                     out_path + " 2>&1");
+  EXPECT_EQ(read_file(out_path).value_or(""), "o1\ne1\no2\ne2\no3\ne3\no4\ne4\n");
+}
+
 // jail started with its stdin closed: the first fd it opened took number 0 and was taken for
 // the caller's stdin — the supervisor's signalfd, whose records (a host pid among them) the
 // relay passed to the tool, which otherwise never saw end of file. Now fd 0 is /dev/null's.
