@@ -185,6 +185,11 @@ class Loader {
         ProfileSetting{"--" + std::string(key.name), std::move(value), std::move(where)});
   }
 
+  void empty(const Key& key, const toml::node& node) {
+    error(node.source(),
+          fmt::format("'{}' has an empty string; leave it out for jail's default", key.name));
+  }
+
   void wrong(const Key& key, const toml::node& node, std::string_view expected) {
     error(node.source(),
           fmt::format("'{}' must be {}, not {}", key.name, expected, type_name(node)));
@@ -201,6 +206,8 @@ class Loader {
       case Type::text:
       case Type::path:
         if (!text) return wrong(key, node, "a string");
+        // "" would reach the flag parser as a flag with no value, which then took the next word.
+        if (text->get().empty()) return empty(key, node);
         // A policy is a shipped name unless it looks like a path (as --policy decides).
         if (key.type == Type::path &&
             (key.name != "policy" || text->get().find('/') != std::string::npos ||
@@ -227,8 +234,14 @@ class Loader {
                   key.name, text->get()));
         return set(key, text->get(), where);
       case Type::number:
-        if (const auto* n = node.as_integer(); n && n->get() >= 0)
-          return set(key, std::to_string(n->get()), where);
+        if (const auto* n = node.as_integer()) {
+          // Checked here, where the line is known: the flag parser only says it could not convert.
+          constexpr std::int64_t kLargest = 4294967295;  // the widest of them, a uid or gid
+          if (n->get() >= 0 && n->get() <= kLargest)
+            return set(key, std::to_string(n->get()), where);
+          return error(node.source(), fmt::format("'{}' = {} is out of range: 0 to {}", key.name,
+                                                  n->get(), kLargest));
+        }
         return wrong(key, node, "a non-negative integer");
       case Type::cores:
         if (const auto* n = node.as_integer()) return set(key, std::to_string(n->get()), where);
@@ -273,6 +286,10 @@ class Loader {
         continue;
       }
       std::string value = text->get();
+      if (value.empty()) {
+        empty(key, element);
+        continue;
+      }
       if (key.type == Type::binds) {
         const auto colon = value.find(':');
         value = relative_to_profile(value.substr(0, colon)) +

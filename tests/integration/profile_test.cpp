@@ -65,6 +65,18 @@ TEST_P(Profile, MistakesStopTheRunWithTheirPlace) {
             std::string::npos)
       << describe(r);
 
+  // An empty string took the next word on the command line as its value ("argument not
+  // expected: FILE"), and a number too large for an id lost its place ("could not convert").
+  const std::string values = work / "values.toml";
+  write_file(values, "hostname = \"\"\nbind = [\"\"]\nuid = 99999999999\n");
+  RunResult v = run({"--profile", values, "--", "true"}, {.cwd = work.path()});
+  EXPECT_EQ(v.exit_code, 125) << describe(v);
+  for (const std::string& expected :
+       {values + ":1:12: 'hostname' has an empty string", values + ":2:9: 'bind' has an empty",
+        values + ":3:7: 'uid' = 99999999999 is out of range"}) {
+    EXPECT_NE(v.err.find(expected), std::string::npos) << expected << "\n" << describe(v);
+  }
+
   // A mount the profile asked for names the profile when it fails.
   const std::string missing = work / "missing.toml";
   write_file(missing, "ro-bind = [\"does-not-exist:/x\"]\n");
