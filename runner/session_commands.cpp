@@ -31,7 +31,7 @@ namespace {
 namespace dr = jail::dry_run;
 
 constexpr int kFailed = 1;
-constexpr int kUsage = kUsageExit;
+constexpr int kUsage = kBadInvocationExit;
 
 std::string mode_text(mode_t mode) {
   return fmt::format("{:04o}", mode);

@@ -9,7 +9,7 @@
 
 namespace jail::runner {
 
-inline constexpr int kUsageExit = 2;
+inline constexpr int kBadInvocationExit = 2;
 
 // nullopt: parsed, go on; otherwise the exit code.
 [[nodiscard]] inline std::optional<int> parse_subcommand(CLI::App& app, int argc, char** argv) {
@@ -17,7 +17,7 @@ inline constexpr int kUsageExit = 2;
     app.parse(argc, argv);
     return std::nullopt;
   } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? 0 : kUsageExit;
+    return app.exit(error) == 0 ? 0 : kBadInvocationExit;
   }
 }
 
