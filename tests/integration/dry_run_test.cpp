@@ -520,6 +520,25 @@ TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   EXPECT_NE(gone.err.find("no session " + id), std::string::npos) << describe(gone);
 }
 
+// A session directory that cannot be made or reached is named as that, with the way out: it was
+// "internal error: filesystem error: status: Permission denied [...]" (a HOME the caller cannot
+// read) or "cannot create X" with no word of what X was for.
+TEST_P(DryRun, AnUnusableSessionDirSaysSo) {
+  RunOptions options;
+  options.cwd = project_;
+  std::vector<std::string> unusable{"/proc/1/jail-sessions"};
+  // Behind a directory only root may enter (as root it would simply be made).
+  if (!as_root()) unusable.push_back("/root/jail-sessions/x");
+  for (const std::string& dir : unusable) {
+    const RunResult r = run({"--dry-run", "--session-dir", dir, "--", "true"}, options);
+    EXPECT_EQ(r.exit_code, 125) << describe(r);
+    EXPECT_NE(r.err.find("cannot keep dry-run sessions in " + dir), std::string::npos)
+        << describe(r);
+    EXPECT_NE(r.err.find("with --session-dir DIR"), std::string::npos) << describe(r);
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << describe(r);
+  }
+}
+
 TEST_P(DryRun, SessionDirInsideTheProjectIsAClearError) {
   RunOptions options;
   options.cwd = project_;

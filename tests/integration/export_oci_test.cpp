@@ -40,9 +40,16 @@ TEST(ExportOci, WhatABundleCannotCarryIsRefused) {
     RunResult r = export_oci(bundle, args);
     EXPECT_EQ(r.exit_code, 125) << describe(r);
     EXPECT_NE(r.err.find(named), std::string::npos) << describe(r);
-    // Nothing half written is left: the next export into the same directory works.
-    EXPECT_TRUE(!fs::exists(bundle) || fs::is_empty(bundle)) << named;
+    // Nothing half written is left, nor the directory export-oci made for it (an empty one
+    // was left behind); the next export into the same directory works.
+    EXPECT_FALSE(fs::exists(bundle)) << named;
   }
+  // An empty directory that was there before stays, empty.
+  const std::string kept = work / "kept";
+  fs::create_directories(kept);
+  RunResult refused_in_kept = export_oci(kept, {"--no-cwd", "--cwd", "/no/such/dir", "--", "true"});
+  EXPECT_EQ(refused_in_kept.exit_code, 125) << describe(refused_in_kept);
+  EXPECT_TRUE(fs::is_directory(kept) && fs::is_empty(kept));
   RunResult fine = export_oci(bundle, {"--no-cwd", "--", "true"});
   EXPECT_EQ(fine.exit_code, 0) << describe(fine);
   EXPECT_TRUE(fs::exists(fs::path(bundle) / "config.json"));

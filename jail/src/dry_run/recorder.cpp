@@ -44,6 +44,23 @@ void make_private_dir(const std::string& path) {
   }
 }
 
+// The sessions' directory could not be used: said as that, with the way out (it surfaced as an
+// internal error, or as "cannot create /x" with no word of what /x was for).
+[[noreturn]] void unusable_sessions_dir(const std::string& dir, int err, const std::string& why) {
+  throw Error("dry_run", err,
+              fmt::format("cannot keep dry-run sessions in {}: {}; choose a directory of your "
+                          "own with --session-dir DIR",
+                          dir, why));
+}
+
+fs::path resolve_sessions_dir(const std::string& named) {
+  const std::string dir = named.empty() ? default_sessions_dir() : named;
+  std::error_code error;
+  fs::path resolved = fs::weakly_canonical(dir, error);
+  if (error) unusable_sessions_dir(dir, error.value(), error.message());
+  return resolved;
+}
+
 void make_private_dirs(const fs::path& path) {
   fs::path partial;
   for (const fs::path& part : path) {
@@ -144,8 +161,7 @@ std::string spec_digest(const Spec& spec) {
 
 std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   auto recorder = std::make_unique<Recorder>();
-  const fs::path sessions = fs::weakly_canonical(
-      spec.dry_run->sessions_dir.empty() ? default_sessions_dir() : spec.dry_run->sessions_dir);
+  const fs::path sessions = resolve_sessions_dir(spec.dry_run->sessions_dir);
   Session& session = recorder->manifest_.session;
   session.id = new_id();
   session.dir = (sessions / session.id).string();
@@ -180,7 +196,11 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
     origins.push_back(spec.mounts[i].origin);
   }
   check_layers_apart(session, origins);
-  make_private_dirs(sessions);
+  try {
+    make_private_dirs(sessions);
+  } catch (const Error& error) {
+    unusable_sessions_dir(sessions.string(), error.errno_value(), error.what());
+  }
   check_private(sessions.string());  // it may have been there already
   make_private_dir(session.dir);
   make_private_dir(session.dir + "/layers");

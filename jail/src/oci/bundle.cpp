@@ -113,16 +113,16 @@ void write_text(const fs::path& path, const char* data, std::size_t size) {
 // hold what --pass-env passed): one that already exists must be an empty directory, not a
 // link. Written into as root, a directory someone had filled could lead its writes anywhere
 // (a rootfs/etc/passwd that is a symlink to a host file), and one of an earlier export would be
-// left half rewritten.
-void make_bundle_directory(const fs::path& dir) {
+// left half rewritten. true: made here; false: an empty one that was there.
+bool make_bundle_directory(const fs::path& dir) {
   std::error_code error;
   fs::create_directories(dir.parent_path(), error);
-  if (!error && ::mkdir(dir.c_str(), 0700) == 0) return;
+  if (!error && ::mkdir(dir.c_str(), 0700) == 0) return true;
   const int err = error ? error.value() : errno;
   struct stat info {};
   if (err == EEXIST && ::lstat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode) &&
       fs::is_empty(dir, error) && !error && ::chmod(dir.c_str(), 0700) == 0) {
-    return;
+    return false;
   }
   throw Error(
       "bundle", err,
@@ -304,13 +304,14 @@ fs::path run_bundle_parent() {
 
 BundleFacts write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
                          BundleUse use) {
-  make_bundle_directory(dir);
+  const bool made = make_bundle_directory(dir);
   try {
     return fill_bundle(spec, dir, seccomp, use);
   } catch (...) {
-    // Nothing half written stays: the directory was new or empty, and is left empty.
+    // Nothing half written stays: a directory made here goes, one that was there is left empty.
     std::error_code ignored;
     for (const auto& entry : fs::directory_iterator(dir, ignored)) fs::remove_all(entry, ignored);
+    if (made) fs::remove(dir, ignored);
     throw;
   }
 }
