@@ -14,6 +14,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "open_output.hpp"
+
 namespace jail::runner {
 namespace {
 
@@ -69,10 +71,11 @@ void setup_logging(const LogOptions& options) {
     if (given == nullptr)
       throw std::runtime_error("cannot write to --log-fd " + std::to_string(options.fd));
   } else if (!options.file.empty()) {
-    const int fd = ::open(options.file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int fd = open_output(options.file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
+      const int err = errno;
       throw std::runtime_error("--log-file " + options.file +
-                               ": cannot open it: " + std::strerror(errno));
+                               ": cannot open it: " + std::strerror(err) + open_output_hint(err));
     }
     given = ::fdopen(fd, "a");
     if (given == nullptr) {

@@ -18,6 +18,7 @@
 #include "jail/launch.hpp"
 #include "jail/signals.hpp"
 #include "limit_message.hpp"
+#include "open_output.hpp"
 #include "profile.hpp"
 #include "run_options.hpp"
 #include "session_commands.hpp"
@@ -45,12 +46,12 @@ int open_report_file(const std::optional<std::string>& path, const char* flag, i
                      mode_t permissions) {
   if (!path) return -1;
   const int fd =
-      ::open(path->c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | mode_flag, permissions);
+      open_output(*path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | mode_flag, permissions);
   if (fd < 0) {
     const int err = errno;
-    spdlog::error(
-        "cannot open {} {}: {}{}; nothing was run", flag, *path, std::strerror(err),
-        err == ELOOP ? " (it is a symlink: jail never writes its reports through one)" : "");
+    spdlog::error("cannot open {} {}: {}{}; nothing was run", flag, *path, std::strerror(err),
+                  err == ELOOP ? " (it is a symlink: jail never writes its reports through one)"
+                               : open_output_hint(err));
   }
   return fd;
 }

@@ -2,6 +2,7 @@
 // failed; never a crash, never the tool started.
 #include <gtest/gtest.h>
 #include <seccomp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -63,6 +64,17 @@ TEST_P(BadInput, EmptyCommand) {
 
 TEST_P(BadInput, NoArgumentsAtAll) {
   expect_setup_failure({});
+}
+
+// jail's own output files on a FIFO with no reader: the run waited for one before it started, in
+// silence. Now the open fails at once and says so.
+TEST_P(BadInput, AReportFileOnAFifoWithNoReaderIsRefusedAtOnce) {
+  const std::string fifo = cwd_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  ASSERT_EQ(::chmod(fifo.c_str(), 0666), 0);  // past the umask: either caller may open it
+  for (const char* flag : {"--status-file", "--audit-log", "--log-file"}) {
+    expect_setup_failure(concat({{flag, fifo, "--"}, tool_}), "a FIFO that no one reads yet");
+  }
 }
 
 // Every subcommand answers a bad invocation with exit 2, as `jail policy` and `jail doctor` did;
