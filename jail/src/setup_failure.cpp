@@ -213,11 +213,13 @@ SetupFailure describe_exec_failure(int err, const FailureContext& context, int d
                   "bind the directory that holds it, or give its path",
                   context.command, context.path);
   } else {
-    failure.message =
-        fmt::format("cannot execute {} inside the jail: {}{}", context.command, errno_text(err),
-                    err == EACCES ? ": it is not executable by the jail's identity, "
-                                    "or its filesystem is mounted noexec"
-                                  : "");
+    failure.message = fmt::format(
+        "cannot execute {} inside the jail: {}{}", context.command, errno_text(err),
+        err == EACCES    ? ": it is a directory, or not executable by the jail's "
+                           "identity, or its filesystem is mounted noexec"
+        : err == ENOEXEC ? ": it is not a program the kernel can load (a script needs a #! line "
+                           "naming its interpreter, or run the interpreter: sh FILE)"
+                         : "");
   }
   return failure;
 }

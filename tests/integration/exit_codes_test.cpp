@@ -75,6 +75,15 @@ TEST_P(ExitCodes, NotExecutableIs126) {
 TEST_P(ExitCodes, DirectoryAsCommandIs126) {
   RunResult r = run({"--", "/usr/bin"});
   EXPECT_EQ(r.exit_code, 126) << describe(r);
+  EXPECT_NE(r.err.find("it is a directory, or"), std::string::npos) << describe(r);
+}
+
+// A script without a #! line: the kernel's bare "Exec format error" now says what it needs.
+TEST_P(ExitCodes, AScriptWithoutAnInterpreterLineIs126AndSaysWhy) {
+  write_file(cwd_ / "no-shebang.sh", "echo hi\n", 0755);
+  RunResult r = run({"--", "./no-shebang.sh"});
+  EXPECT_EQ(r.exit_code, 126) << describe(r);
+  EXPECT_NE(r.err.find("a script needs a #! line"), std::string::npos) << describe(r);
 }
 
 TEST_P(ExitCodes, RelativeCommandFromCwd) {
