@@ -159,7 +159,6 @@ int run_command(const std::vector<std::string>& options, const std::vector<std::
   try {
     run = parse_run_options(options, command);
     setup_logging(run.log);
-    for (const std::string& note : run.notes) spdlog::warn("{}", note);
   } catch (const HelpRequested& help) {
     std::fputs(help.text.c_str(), stdout);
     return 0;

@@ -208,31 +208,12 @@ std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app, bool 
   return env;
 }
 
-// Under --rootfs the current directory is bound only where the root has a directory of that
-// path to mount it on (jail never writes to a prepared root); otherwise the tool starts in / —
-// said, since `jail --rootfs OUT -- python3 script.py` then finds no script.
-bool rootfs_has_directory(const std::string& rootfs, const std::string& path,
-                          std::vector<std::string>& notes) {
-  std::error_code error;
-  if (std::filesystem::is_directory(std::filesystem::path(rootfs) / path.substr(1), error))
-    return true;
-  // A --rootfs that is not there fails the run with its own message.
-  if (!std::filesystem::is_directory(rootfs, error)) return false;
-  notes.push_back(fmt::format(
-      "the current directory {} is not in the jail: --rootfs {} has no directory there to mount "
-      "it on, and the tool starts in /; to give it the directory, add --ro-bind .:/tmp/work "
-      "--cwd /tmp/work (or --no-cwd to say none is wanted)",
-      path, rootfs));
-  return false;
-}
-
 // The caller's directory is bound read-only at its own path and is where the tool starts,
-// unless --no-cwd, a prepared --rootfs without that path, or it is "/".
-void add_cwd(Spec& spec, const RawFlags& f, std::vector<std::string>& notes) {
+// unless --no-cwd, a prepared --rootfs (which may not have that path), or it is "/".
+void add_cwd(Spec& spec, const RawFlags& f) {
   std::error_code error;
   const std::string here = std::filesystem::current_path(error).string();
-  const bool bind_here = !f.no_cwd && !error && here != "/" &&
-                         (!f.rootfs || (!f.cwd && rootfs_has_directory(*f.rootfs, here, notes)));
+  const bool bind_here = !f.no_cwd && !f.rootfs && !error && here != "/";
   // The jail has its own /proc, /sys and /dev: the current directory bound over one of them
   // showed the tool the host's (every host process in /proc, with its command line).
   for (const std::string kernel_dir : {"/proc", "/sys", "/dev"}) {
@@ -567,7 +548,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
         "so it cannot inject input (TIOCSTI), but it can still write to it directly");
   }
   spec.cgroup_parent = f.cgroup_parent;
-  add_cwd(spec, f, run.notes);
+  add_cwd(spec, f);
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};

@@ -17,8 +17,6 @@ struct RunOptions {
   std::optional<int> status_fd;
   std::optional<std::string> status_file;
   std::optional<std::string> audit_log;
-  // What the caller should know about how the flags were read, said once logging is set up.
-  std::vector<std::string> notes;
 };
 
 // A bad flag or value: the message says which and why. Exit code 125.

@@ -42,27 +42,6 @@ TEST_P(Rootfs, RunsInThePreparedRoot) {
   EXPECT_EQ(r.out, "from-rootfs\nno-host-usr\nno-shadow\n1\n") << describe(r);
 }
 
-// The current directory under --rootfs: bound where the root has a directory of its path, and
-// otherwise left out with a warning that says how to bring it (it was left out in silence, and
-// `jail --rootfs OUT -- sh script.sh` found no script).
-TEST_P(Rootfs, TheCurrentDirectoryIsBoundWhereTheRootHasItsPathAndOtherwiseSaidToBeLeftOut) {
-  write_file(cwd_ / "script.sh", "echo script-ran; pwd\n");
-  RunResult missing = run({"--rootfs", root_.path(), "--", "/bin/sh", "-c", "pwd"});
-  EXPECT_EQ(missing.exit_code, 0) << describe(missing);
-  EXPECT_EQ(missing.out, "/\n") << describe(missing);
-  EXPECT_NE(missing.err.find("the current directory " + cwd_.path() + " is not in the jail"),
-            std::string::npos)
-      << describe(missing);
-  EXPECT_NE(missing.err.find("--ro-bind .:/tmp/work --cwd /tmp/work"), std::string::npos)
-      << describe(missing);
-
-  fs::create_directories(root_.path() + cwd_.path());
-  RunResult present = run({"--rootfs", root_.path(), "--", "/bin/sh", "script.sh"});
-  EXPECT_EQ(present.exit_code, 0) << describe(present);
-  EXPECT_EQ(present.out, "script-ran\n" + cwd_.path() + "\n") << describe(present);
-  EXPECT_EQ(present.err, "") << describe(present);
-}
-
 TEST_P(Rootfs, CommandIsFoundOnThePathInsideTheRootfs) {
   RunResult r = run({"--rootfs", root_.path(), "--no-cwd", "--", "sh", "-c", "exit 6"});
   EXPECT_EQ(r.exit_code, 6) << describe(r);
