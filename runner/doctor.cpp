@@ -13,13 +13,16 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "subcommand_parse.hpp"
+
 namespace jail::doctor {
 namespace {
 
 // Exit codes of `jail doctor`, as documented for run_doctor.
 constexpr int kFullIsolation = 0;
 constexpr int kSomethingMissing = 1;
-constexpr int kBadOptions = 2;
+// 2, bad options: parse_subcommand's, as every subcommand's.
+static_assert(runner::kBadInvocationExit == 2);
 
 enum class Format { text, json };
 
@@ -140,12 +143,8 @@ int run_doctor(int argc, char** argv) {
   app.add_option("--format", format_name, "Output format: text (one line per check) or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    // CLI11 prints help (exit 0) or the error with a hint; any error is "bad options" to us.
-    return app.exit(error) == 0 ? kFullIsolation : kBadOptions;
-  }
+  // Help exits 0, any bad option 2.
+  if (const auto exit = jail::runner::parse_subcommand(app, argc, argv)) return *exit;
   const Format format = format_name == "json" ? Format::json : Format::text;
 
   // Fixed order: the kernel first, then what jail cannot run without, then the extras.

@@ -51,9 +51,15 @@ inline bool send_fd(int socket, ReportKind kind, int fd) {
   return sent == static_cast<ssize_t>(sizeof report);
 }
 
-[[noreturn]] inline void fail(const Plan& plan, Step step, int err, int detail = -1) {
-  send_report(plan.report_fd, ReportKind::setup_failed, step, err, detail);
+// A setup step failed: said on the report socket, then the end of this process. The native
+// init and tool report on the plan's socket; runsc's keeper and runsc's process on their own fd.
+[[noreturn]] inline void fail(int report_fd, Step step, int err, int detail = -1) {
+  send_report(report_fd, ReportKind::setup_failed, step, err, detail);
   ::_exit(kSetupFailedStatus);
+}
+
+[[noreturn]] inline void fail(const Plan& plan, Step step, int err, int detail = -1) {
+  fail(plan.report_fd, step, err, detail);
 }
 
 }  // namespace jail::child

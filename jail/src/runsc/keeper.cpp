@@ -20,6 +20,8 @@
 namespace jail {
 namespace {
 
+using child::fail;
+
 // The fd runsc's debug log goes to in runsc's process (its --debug-log names /proc/self/fd/3).
 constexpr int kDebugLogFd = 3;
 // Where the report socket waits out the exec in runsc's process (close-on-exec: runsc never has
@@ -150,12 +152,6 @@ void reap_orphans() {
     const timespec a_moment{0, 1000000};
     child::raw::call(SYS_nanosleep, &a_moment, nullptr);
   }
-}
-
-// A step before runsc runs failed: said on the report socket, then the end of this process.
-[[noreturn]] void fail(int report_fd, Step step, int err) {
-  child::send_report(report_fd, child::ReportKind::setup_failed, step, err, -1);
-  ::_exit(child::kSetupFailedStatus);
 }
 
 [[noreturn]] void end_as(int status) {
