@@ -71,7 +71,8 @@ void setup_logging(const LogOptions& options) {
     if (given == nullptr)
       throw std::runtime_error("cannot write to --log-fd " + std::to_string(options.fd));
   } else if (!options.file.empty()) {
-    const int fd = open_output(options.file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int fd =
+        open_output(options.file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
       const int err = errno;
       throw std::runtime_error("--log-file " + options.file +

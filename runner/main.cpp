@@ -27,6 +27,12 @@ constexpr int kSetupFailed = 125;
 int dispatch(int argc, char** argv) {
   const bool learn =
       argc >= 3 && std::strcmp(argv[1], "policy") == 0 && std::strcmp(argv[2], "learn") == 0;
+  if (argc == 1) {
+    spdlog::error(
+        "no command given: write jail [OPTIONS] -- COMMAND [ARGS...], e.g. jail -- python3 "
+        "script.py; jail --help lists the options and the subcommands");
+    return kSetupFailed;
+  }
   if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
     std::fputs(jail::runner::version_text().c_str(), stdout);
     return 0;

@@ -20,7 +20,11 @@ namespace jail::runner {
 
 // Words to add to the error of an open_output that failed with `err`.
 [[nodiscard]] inline const char* open_output_hint(int err) {
-  return err == ENXIO ? " (a FIFO that no one reads yet: start its reader first)" : "";
+  if (err == ENXIO) return " (a FIFO that no one reads yet: start its reader first)";
+  // Each of them is opened O_NOFOLLOW: jail often runs as root, and a link planted where its
+  // output goes would have it append to a file of the planter's choosing.
+  if (err == ELOOP) return " (it is a symlink: jail never writes its own output through one)";
+  return "";
 }
 
 }  // namespace jail::runner

@@ -226,12 +226,15 @@ class Loader {
         return set(key, text->get(), where);
       case Type::duration:
         if (!text) return wrong(key, node, "a duration string like \"30s\" or \"500ms\"");
-        if (!parse_duration(text->get()))
-          return error(
-              node.source(),
-              fmt::format(
-                  "'{}' = \"{}\" is not a duration; write it like \"500ms\", \"30s\" or \"2m\"",
-                  key.name, text->get()));
+        if (DurationProblem problem{}; !parse_duration(text->get(), &problem)) {
+          return error(node.source(),
+                       problem == DurationProblem::not_whole_ms
+                           ? fmt::format("'{}' = \"{}\" is {}", key.name, text->get(),
+                                         duration_problem_text(problem))
+                           : fmt::format("'{}' = \"{}\" is not a duration; write it like "
+                                         "\"500ms\", \"30s\" or \"2m\"",
+                                         key.name, text->get()));
+        }
         return set(key, text->get(), where);
       case Type::number:
         if (const auto* n = node.as_integer()) {

@@ -50,8 +50,7 @@ int open_report_file(const std::optional<std::string>& path, const char* flag, i
   if (fd < 0) {
     const int err = errno;
     spdlog::error("cannot open {} {}: {}{}; nothing was run", flag, *path, std::strerror(err),
-                  err == ELOOP ? " (it is a symlink: jail never writes its reports through one)"
-                               : open_output_hint(err));
+                  open_output_hint(err));
   }
   return fd;
 }

@@ -5,12 +5,15 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "mount_flags.hpp"
 #include "profile.hpp"
 #include "units.hpp"
 
@@ -51,8 +54,10 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--gid", f.gid, "group id of the tool inside the jail");
   app.add_option("--cwd", f.cwd, "working directory inside the jail (default: the current one)");
   app.add_flag("--no-cwd", f.no_cwd, "do not bind the current directory; start in /");
-  one_each(app.add_option("--bind", f.binds, "bind SRC[:DST] read-write"));
-  one_each(app.add_option("--ro-bind", f.ro_binds, "bind SRC[:DST] read-only"));
+  one_each(app.add_option("--bind", f.binds,
+                          "bind SRC[:DST] read-write (a ':' in a path is written \\:)"));
+  one_each(app.add_option("--ro-bind", f.ro_binds,
+                          "bind SRC[:DST] read-only (a ':' in a path is written \\:)"));
   one_each(app.add_option("--tmpfs", f.tmpfs, "a fresh tmpfs at DST[:SIZE]"));
   app.add_flag("--dry-run", f.dry_run,
                "writable binds and the current directory become copy-on-write layers: review with "
@@ -119,10 +124,6 @@ void define_flags(CLI::App& app, RawFlags& f) {
       ->capture_default_str();
 }
 
-std::string absolute_host_path(const std::string& path) {
-  return std::filesystem::absolute(path).lexically_normal().string();
-}
-
 // Checked before anything runs: a status or log that cannot be written would be lost after it,
 // with the run reported a success.
 void check_writable_fd(const char* flag, int fd) {
@@ -136,36 +137,19 @@ void check_writable_fd(const char* flag, int fd) {
   }
 }
 
-// SRC[:DST] — split at the first ':'; DST defaults to SRC.
-Mount parse_bind(const std::string& text, MountKind kind, const char* flag,
-                 const std::string& from) {
-  const auto colon = text.find(':');
-  // Checked before the source is made absolute, which an empty path cannot be.
-  if (colon == 0 || text.empty() || (colon != std::string::npos && colon + 1 == text.size())) {
-    throw UsageError(fmt::format("{} '{}': expected SRC[:DST], neither empty", flag, text));
+// A variable's name with a space or a control character in it is one no shell can set or read:
+// the sign of a quoting slip ("--env 'A B=1'"), not a name a tool looks for.
+void check_variable_name(const char* flag, const std::string& given, const std::string& name) {
+  const bool unreadable = std::any_of(name.begin(), name.end(), [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) ||
+           std::iscntrl(static_cast<unsigned char>(c));
+  });
+  if (unreadable) {
+    throw UsageError(fmt::format(
+        "{} '{}': the name has a space or a control character in it, which no shell can set; "
+        "check the quoting",
+        flag, given));
   }
-  Mount mount;
-  mount.kind = kind;
-  mount.source = absolute_host_path(text.substr(0, colon));
-  mount.target = colon == std::string::npos ? mount.source : text.substr(colon + 1);
-  mount.origin = fmt::format("{} {} {}", flag, text, from);
-  return mount;
-}
-
-Mount parse_tmpfs(const std::string& text, const std::string& from) {
-  const auto colon = text.find(':');
-  Mount mount;
-  mount.kind = MountKind::tmpfs;
-  mount.target = text.substr(0, colon);
-  mount.origin = fmt::format("--tmpfs {} {}", text, from);
-  if (colon != std::string::npos) {
-    mount.size_bytes = parse_size(text.substr(colon + 1));
-    if (!mount.size_bytes) {
-      throw UsageError(fmt::format("--tmpfs '{}': size '{}' is not a size like 64M or 1G", text,
-                                   text.substr(colon + 1)));
-    }
-  }
-  return mount;
 }
 
 void set_env(std::vector<std::string>& env, const std::string& entry) {
@@ -190,6 +174,7 @@ std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app, bool 
       if (variable.empty() || variable.find('=') != std::string::npos) {
         throw UsageError(fmt::format("--pass-env '{}': expected a variable name", variable));
       }
+      check_variable_name("--pass-env", variable, variable);
       const char* value = std::getenv(variable.c_str());
       if (value == nullptr) {
         warnings.push_back(fmt::format(
@@ -202,6 +187,7 @@ std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app, bool 
       if (entry.find('=') == std::string::npos || entry.front() == '=') {
         throw UsageError(fmt::format("--env '{}': expected KEY=VALUE", entry));
       }
+      check_variable_name("--env", entry, entry.substr(0, entry.find('=')));
       set_env(env, entry);
     }
   }
@@ -260,9 +246,14 @@ std::uint64_t size_flag(const char* flag, const std::string& text) {
 
 std::chrono::milliseconds duration_flag(const char* flag, const std::string& text,
                                         bool allow_zero) {
-  const auto duration = parse_duration(text);
-  if (!duration || (!allow_zero && duration->count() == 0)) {
-    throw UsageError(fmt::format("{} '{}': not a duration like 500ms, 30s or 2m", flag, text));
+  DurationProblem problem{};
+  const auto duration = parse_duration(text, &problem);
+  if (!duration) {
+    throw UsageError(fmt::format("{} '{}': {}", flag, text, duration_problem_text(problem)));
+  }
+  if (!allow_zero && duration->count() == 0) {
+    throw UsageError(
+        fmt::format("{} '{}': a limit of no time at all; give more than 0", flag, text));
   }
   return *duration;
 }
@@ -419,6 +410,27 @@ class RunUsage : public CLI::Formatter {
   }
 };
 
+namespace {
+
+// The run's options from its parsed flags (a profile's already among them).
+RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
+                              const std::vector<std::string>& mount_origins,
+                              const std::vector<std::string>& command);
+
+// A value a profile set is wrong: the message, which names the flag, gets the profile's line. Its
+// lists' mounts carry their own place; a list's other items are not traced back to a line.
+std::string with_profile_place(const std::string& message,
+                               const std::map<std::string, std::string>& profile_places) {
+  for (const auto& [flag, where] : profile_places) {
+    if (message.starts_with(flag + " ") || message.starts_with(flag + ":")) {
+      return fmt::format("{} (in profile {})", message, where);
+    }
+  }
+  return message;
+}
+
+}  // namespace
+
 RunOptions parse_run_options(const std::vector<std::string>& options,
                              const std::vector<std::string>& command) {
   auto new_app = [] {
@@ -435,7 +447,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   parse_flags(*app, options);
   // A profile's settings go in front of the command line's, except flags the command line
   // sets itself: then the command line wins. Lists (mounts, env) take both, profile first.
-  std::vector<std::string> mount_origins;  // of the profile's mounts, in order
+  std::vector<std::string> mount_origins;             // of the profile's mounts, in order
+  std::map<std::string, std::string> profile_places;  // flag → where the profile set it
   if (f.profile) {
     const Profile profile = load_profile(*f.profile);
     std::vector<std::string> words;
@@ -448,6 +461,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       words.push_back(setting.value ? setting.flag + "=" + *setting.value : setting.flag);
       if (setting.flag == "--bind" || setting.flag == "--ro-bind" || setting.flag == "--tmpfs")
         mount_origins.push_back("in profile " + setting.where);
+      if (!list) profile_places[setting.flag] = setting.where;
     }
     words.insert(words.end(), options.begin(), options.end());
     // A fresh parser: CLI11 keeps the first parse's order, which the mounts below walk.
@@ -456,7 +470,18 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
     define_flags(*app, f);
     parse_flags(*app, words);
   }
+  try {
+    return options_from_flags(f, *app, mount_origins, command);
+  } catch (const UsageError& error) {
+    throw UsageError(with_profile_place(error.what(), profile_places));
+  }
+}
 
+namespace {
+
+RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
+                              const std::vector<std::string>& mount_origins,
+                              const std::vector<std::string>& command) {
   RunOptions run;
   run.log.verbosity = f.verbosity;
   run.log.quiet = f.quiet;
@@ -504,10 +529,12 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   // Mounts apply in command-line order across the three flags: a later mount may sit on an
   // earlier one, as with bwrap.
   std::size_t next_bind = 0, next_ro_bind = 0, next_tmpfs = 0, next_mount = 0;
+  std::vector<bool> from_profile;  // of each mount in spec.mounts
   const std::string on_command_line = std::string("on ") + kCommandLine;
-  for (const CLI::Option* option : app->parse_order()) {
+  for (const CLI::Option* option : app.parse_order()) {
     const std::string name = option->get_name();
     if (name != "--bind" && name != "--ro-bind" && name != "--tmpfs") continue;
+    from_profile.push_back(next_mount < mount_origins.size());
     const std::string& from =
         next_mount < mount_origins.size() ? mount_origins[next_mount] : on_command_line;
     ++next_mount;
@@ -520,6 +547,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       spec.mounts.push_back(parse_tmpfs(f.tmpfs.at(next_tmpfs++), from));
     }
   }
+  warn_of_hidden_mounts(spec.mounts, from_profile, run.log.warnings);
   spec.limits = build_limits(f);
   spec.policy = f.policy;
   if (f.max_output) spec.max_output_bytes = size_flag("--max-output", *f.max_output);
@@ -555,10 +583,12 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   } else if (f.session_dir) {
     throw UsageError("--session-dir is for --dry-run; add --dry-run or leave it out");
   }
-  spec.env = build_env(f, *app, spec.stdio == Stdio::pty, run.log.warnings);
+  spec.env = build_env(f, app, spec.stdio == Stdio::pty, run.log.warnings);
   spec.forward_signals = true;
   spec.trace_timing = f.trace_timing;
   return run;
 }
+
+}  // namespace
 
 }  // namespace jail::runner

@@ -1,5 +1,6 @@
 #include "units.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -81,7 +82,9 @@ std::string size_problem_text(SizeProblem problem) {
   return "not a size like 64M or 1G";
 }
 
-std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {
+std::optional<std::chrono::milliseconds> parse_duration(const std::string& text,
+                                                        DurationProblem* problem) {
+  if (problem != nullptr) *problem = DurationProblem::not_a_duration;
   const auto parts = split_number(text);
   if (!parts) return std::nullopt;
   const auto& [value, unit] = *parts;
@@ -97,7 +100,20 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   else
     return std::nullopt;
   if (ms > 1e15) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(ms)));
+  const double whole = std::round(ms);
+  // A relative tolerance: "1.1s" is 1100.0000000000002 ms in binary floating point.
+  if (std::fabs(ms - whole) > 1e-9 * std::max(1.0, ms)) {
+    if (problem != nullptr) *problem = DurationProblem::not_whole_ms;
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(whole));
+}
+
+std::string duration_problem_text(DurationProblem problem) {
+  if (problem == DurationProblem::not_whole_ms) {
+    return "not a whole number of milliseconds, which is what jail's time limits count in";
+  }
+  return "not a duration like 500ms, 30s or 2m";
 }
 
 std::string human_size(std::uint64_t bytes) {

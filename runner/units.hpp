@@ -23,7 +23,16 @@ enum class SizeProblem { not_a_size, too_large, not_whole };
 // "512 B", "1.5 KiB", "64.0 MiB", "2.0 GiB": a size for people to read.
 [[nodiscard]] std::string human_size(std::uint64_t bytes);
 
-// Milliseconds from "1500ms", "2s", "1.5m", "1h", or a bare number of seconds.
-[[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(const std::string& text);
+// Why parse_duration gave nothing.
+enum class DurationProblem { not_a_duration, not_whole_ms };
+
+// Milliseconds from "1500ms", "2s", "1.5m", "1h", or a bare number of seconds. Nothing for another
+// spelling, or a time that is not a whole number of milliseconds ("0.5ms"), which jail's limits
+// could only round; `problem`, when given, says which.
+[[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(
+    const std::string& text, DurationProblem* problem = nullptr);
+
+// What to say of a duration that parse_duration refused.
+[[nodiscard]] std::string duration_problem_text(DurationProblem problem);
 
 }  // namespace jail::runner

@@ -1,6 +1,7 @@
 #include "setup_failure.hpp"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "child/exec.hpp"
 
@@ -25,7 +26,34 @@ std::string origin_of(const OpDescription& op) {
   return op.origin.empty() ? "" : fmt::format(" (from {})", op.origin);
 }
 
-std::string mount_hint(Step step, int err) {
+// A bind refused with EINVAL by mount(2) itself: the target jail made or found is of the other
+// type than the source (jail makes a missing target of the source's type, so it was there).
+std::string type_mismatch_hint(const std::string& source) {
+  struct stat info {};
+  if (::stat(source.c_str(), &info) != 0) return "";
+  return S_ISDIR(info.st_mode) ? ": the source is a directory and the target in the jail is not "
+                                 "(a directory mounts only on a directory)"
+                               : ": the source is a file and the target in the jail is a "
+                                 "directory (a file mounts only on a file)";
+}
+
+std::string mount_hint(Step step, int err, const OpDescription& op, const FailureContext& context) {
+  if (step == Step::mount && err == EINVAL && !op.source.empty() && op.source.front() == '/') {
+    return type_mismatch_hint(op.source);
+  }
+  if (step == Step::create_mount_target && err == ENOENT && op.target.starts_with("/proc/")) {
+    return ": /proc is the jail's own procfs, where no new path can be made; mount elsewhere";
+  }
+  if (step == Step::create_mount_target && err == EROFS) {
+    return context.rootfs.empty()
+               ? ": the mount point does not exist and its parent is a read-only part of the "
+                 "jail's root (the host's own, bound in); mount at a new path such as /data, or "
+                 "under /tmp"
+               : fmt::format(
+                     ": the mount point does not exist and its parent is read-only; create it in "
+                     "{}, or mount under /tmp",
+                     context.rootfs);
+  }
   if (step == Step::open_bind_source && err == ENOENT) return ": the source does not exist";
   if (step == Step::open_bind_source && err == EACCES) {
     return ": the source is not reachable by the jail's setup identity; bind a path the caller "
@@ -37,10 +65,6 @@ std::string mount_hint(Step step, int err) {
   }
   if (step == Step::create_mount_target && err == ELOOP) {
     return ": the target is a symlink; mount on a real directory or file";
-  }
-  if (step == Step::create_mount_target && err == EROFS) {
-    return ": the mount point does not exist and its parent is read-only; create it in the "
-           "root directory or mount under /tmp";
   }
   if (step == Step::create_mount_target && err == ENOTDIR) {
     return ": a component of the target path is not a directory";
@@ -81,9 +105,9 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
         failure.message =
             is_bind || (!op.source.empty() && op.source.front() == '/')
                 ? fmt::format("cannot mount {} at {}: {}{}{}", op.source, op.target,
-                              errno_text(err), mount_hint(step, err), origin_of(op))
+                              errno_text(err), mount_hint(step, err, op, context), origin_of(op))
                 : fmt::format("cannot create {} in the jail's root: {}{}{}", op.target,
-                              errno_text(err), mount_hint(step, err), origin_of(op));
+                              errno_text(err), mount_hint(step, err, op, context), origin_of(op));
         return failure;
       }
       break;

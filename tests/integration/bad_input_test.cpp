@@ -62,8 +62,10 @@ TEST_P(BadInput, EmptyCommand) {
   expect_setup_failure({"--hostname", "x", "--"});
 }
 
+// A bare `jail` is someone finding out how to use it: said as that, with the way to --help.
 TEST_P(BadInput, NoArgumentsAtAll) {
-  expect_setup_failure({});
+  expect_setup_failure({}, "no command given");
+  expect_setup_failure({}, "jail --help");
 }
 
 // jail's own output files on a FIFO with no reader: the run waited for one before it started, in
@@ -230,6 +232,18 @@ TEST_P(BadInput, FileMountPointUnderReadOnlyDirectorySaysSo) {
   expect_setup_failure(
       concat({{"--no-cwd", "--ro-bind", "/etc/hostname:/usr/jail-itest-file", "--"}, tool_}),
       "Read-only file system");
+}
+
+// Mounts the kernel refuses said only EINVAL or ENOENT; each now says what is wrong with it.
+TEST_P(BadInput, AMountThatCannotBeMadeSaysWhy) {
+  expect_setup_failure(concat({{"--no-cwd", "--ro-bind", "/etc:/etc/passwd", "--"}, tool_}),
+                       "the source is a directory and the target in the jail is not");
+  expect_setup_failure(concat({{"--no-cwd", "--ro-bind", "/etc/hostname:/etc", "--"}, tool_}),
+                       "the source is a file and the target in the jail is a directory");
+  expect_setup_failure(concat({{"--no-cwd", "--ro-bind", "/etc:/proc/jail-itest", "--"}, tool_}),
+                       "/proc is the jail's own procfs");
+  expect_setup_failure(concat({{"--no-cwd", "--ro-bind", "/etc:/usr/jail-itest-dir", "--"}, tool_}),
+                       "mount at a new path such as /data, or under /tmp");
 }
 
 // "/data/", as a shell completes it, is the destination /data.

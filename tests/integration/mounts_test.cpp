@@ -29,6 +29,18 @@ TEST_P(Mounts, BindWithoutDestinationUsesTheSamePath) {
   EXPECT_EQ(read_file(data / "out.txt").value_or("<missing>"), "same-path\n");
 }
 
+// A ':' in a path is written "\\:" (the first plain ':' splits SRC from DST): there was no way to
+// bind such a path at all.
+TEST_P(Mounts, AColonInABindPathIsWrittenEscaped) {
+  TempDir data;
+  std::filesystem::create_directory(data / "a:b");
+  write_file(data / "a:b/in.txt", "colon\n", 0666);
+  RunResult r = run({"--no-cwd", "--ro-bind", data.path() + "/a\\:b:/data/x\\:y", "--", "cat",
+                     "/data/x:y/in.txt"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "colon\n") << describe(r);
+}
+
 TEST_P(Mounts, BindOfASingleFile) {
   TempDir data;
   write_file(data / "config", "one\n", 0666);

@@ -198,9 +198,15 @@ TEST_P(Status, ReportFilesAreNeverWrittenThroughTheToolsLinks) {
   // A report path that is a symlink already: refused before anything runs.
   const RunResult linked = run({"--no-cwd", "--status-file", out + "/status.json", "--", "true"});
   EXPECT_EQ(linked.exit_code, 125) << describe(linked);
-  EXPECT_NE(linked.err.find("never writes its reports through one"), std::string::npos)
+  EXPECT_NE(linked.err.find("never writes its own output through one"), std::string::npos)
       << describe(linked);
   EXPECT_EQ(read_file(victim), "keep\n");
+  // jail's own log, too: it followed the link and appended to the file it led to.
+  const RunResult log_linked = run({"--no-cwd", "--log-file", out + "/status.json", "--", "true"});
+  EXPECT_EQ(log_linked.exit_code, 125) << describe(log_linked);
+  EXPECT_NE(log_linked.err.find("never writes its own output through one"), std::string::npos)
+      << describe(log_linked);
+  EXPECT_EQ(read_file(victim), "keep\n") << "jail's log went through a symlink";
 }
 
 JAIL_INSTANTIATE_FOR_CALLERS(Status);
