@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "profile.hpp"
+#include "refusal.hpp"
 #include "run_options.hpp"
 
 namespace jail::runner {
@@ -140,6 +141,26 @@ TEST_F(ProfileTest, ValuesThatLookLikeFlagsStayValues) {
   EXPECT_EQ(run.spec.hostname, "--net=host");
   EXPECT_EQ(run.spec.net, Net::none);
   EXPECT_THROW((void)parse_run_options({"--profile", dir_ + "/nosuch.toml"}, {"true"}), UsageError);
+}
+
+// "memory = 64" passed the profile's own checks (a positive number of bytes) and was then refused
+// as "--memory 64", with no word of the profile.
+TEST_F(ProfileTest, AValueRefusedAfterTheProfileLoadedNamesItsLine) {
+  const std::string path = write("hostname = \"box\"\nmemory = 64\n");
+  const std::string e = refusal_of({"--no-cwd", "--profile", path});
+  EXPECT_TRUE(contains(e, "--memory 64: too little")) << e;
+  EXPECT_TRUE(contains(e, "(in profile " + path + ":2:1)")) << e;
+  // The same value on the command line is the command line's.
+  const std::string own = refusal_of({"--no-cwd", "--profile", path, "--memory", "64"});
+  EXPECT_TRUE(contains(own, "--memory 64: too little")) << own;
+  EXPECT_FALSE(contains(own, "in profile")) << own;
+}
+
+// The command line changing a profile's mount is what profiles are for: no warning for it.
+TEST_F(ProfileTest, TheCommandLineMayMountOverAProfilesMountUnwarned) {
+  const std::string path = write("ro-bind = [\"/etc:/data\"]\n");
+  EXPECT_TRUE(parse_run_options({"--no-cwd", "--profile", path, "--bind", "/srv:/data"}, {"true"})
+                  .log.warnings.empty());
 }
 
 }  // namespace

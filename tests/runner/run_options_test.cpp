@@ -1,33 +1,16 @@
 // The run flags' own checks, as a user meets them: values refused with the reason, mounts that
-// hide one another said, and a profile's wrong value traced to its line.
+// hide one another said.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 
-#include "run_options.hpp"
+#include "refusal.hpp"
 
 namespace jail::runner {
 namespace {
 
-// The UsageError's message for the run `options` (the command is `true`), or "" when accepted.
-std::string refusal_of(const std::vector<std::string>& options) {
-  try {
-    (void)parse_run_options(options, {"true"});
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 std::vector<std::string> warnings_of(const std::vector<std::string>& options) {
   return parse_run_options(options, {"true"}).log.warnings;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // A time limit is counted in whole milliseconds: "0.5ms" used to become 1 ms without a word, and
@@ -104,41 +87,6 @@ TEST(RunOptionsMounts, AMountHiddenByALaterOneIsWarnedOf) {
   EXPECT_TRUE(warnings_of({"--no-cwd", "--tmpfs", "/data", "--ro-bind", "/etc:/data/etc",
                            "--ro-bind", "/etc:/data2"})
                   .empty());
-}
-
-class RunOptionsProfile : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/jail-run-options-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string write(const std::string& body) {
-    const std::string path = dir_ + "/p.toml";
-    std::ofstream(path) << body;
-    return path;
-  }
-  std::string dir_;
-};
-
-// "memory = 64" passed the profile's own checks (a positive number of bytes) and was then refused
-// as "--memory 64", with no word of the profile.
-TEST_F(RunOptionsProfile, AValueRefusedAfterTheProfileLoadedNamesItsLine) {
-  const std::string path = write("hostname = \"box\"\nmemory = 64\n");
-  const std::string e = refusal_of({"--no-cwd", "--profile", path});
-  EXPECT_TRUE(contains(e, "--memory 64: too little")) << e;
-  EXPECT_TRUE(contains(e, "(in profile " + path + ":2:1)")) << e;
-  // The same value on the command line is the command line's.
-  const std::string own = refusal_of({"--no-cwd", "--profile", path, "--memory", "64"});
-  EXPECT_TRUE(contains(own, "--memory 64: too little")) << own;
-  EXPECT_FALSE(contains(own, "in profile")) << own;
-}
-
-// The command line changing a profile's mount is what profiles are for: no warning for it.
-TEST_F(RunOptionsProfile, TheCommandLineMayMountOverAProfilesMountUnwarned) {
-  const std::string path = write("ro-bind = [\"/etc:/data\"]\n");
-  EXPECT_TRUE(warnings_of({"--no-cwd", "--profile", path, "--bind", "/srv:/data"}).empty());
 }
 
 }  // namespace
