@@ -99,6 +99,7 @@ void setup_logging(const LogOptions& options) {
   logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(logger);
   for (const std::string& warning : options.warnings) spdlog::warn("{}", warning);
+  for (const std::string& note : options.notes) spdlog::info("{}", note);
 }
 
 }  // namespace jail::runner

@@ -18,6 +18,7 @@ struct LogOptions {
   // Said while the flags were read, before there was a logger that knows -q, --log-file and
   // --log-format: setup_logging says them through the one it makes.
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // the same, for -v only
 };
 
 // Throws std::runtime_error when the log file cannot be opened (never creating directories).

@@ -196,10 +196,19 @@ std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app, bool 
 
 // The caller's directory is bound read-only at its own path and is where the tool starts,
 // unless --no-cwd, a prepared --rootfs (which may not have that path), or it is "/".
-void add_cwd(Spec& spec, const RawFlags& f) {
+void add_cwd(Spec& spec, const RawFlags& f, std::vector<std::string>& notes) {
   std::error_code error;
   const std::string here = std::filesystem::current_path(error).string();
   const bool bind_here = !f.no_cwd && !f.rootfs && !error && here != "/";
+  // A prepared root is the tool's whole world: the current directory is not put into it (bound
+  // where the root has that path, it would hide the root's own files there). Said at -v, as the
+  // reason a script named relative to it is not found.
+  if (f.rootfs && !f.no_cwd && !f.cwd && !error && here != "/") {
+    notes.push_back(fmt::format(
+        "under --rootfs the current directory {} is not bound and the tool starts in /; to give "
+        "it the directory: --ro-bind .:/tmp/work --cwd /tmp/work",
+        here));
+  }
   // The jail has its own /proc, /sys and /dev: the current directory bound over one of them
   // showed the tool the host's (every host process in /proc, with its command line).
   for (const std::string kernel_dir : {"/proc", "/sys", "/dev"}) {
@@ -576,7 +585,7 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
         "so it cannot inject input (TIOCSTI), but it can still write to it directly");
   }
   spec.cgroup_parent = f.cgroup_parent;
-  add_cwd(spec, f);
+  add_cwd(spec, f, run.log.notes);
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "refusal.hpp"
 
@@ -87,6 +88,28 @@ TEST(RunOptionsMounts, AMountHiddenByALaterOneIsWarnedOf) {
   EXPECT_TRUE(warnings_of({"--no-cwd", "--tmpfs", "/data", "--ro-bind", "/etc:/data/etc",
                            "--ro-bind", "/etc:/data2"})
                   .empty());
+}
+
+// Under --rootfs the current directory is left out, and a script named relative to it was not
+// found with no word why; -v now says it, with the way to bring it.
+TEST(RunOptionsMounts, UnderRootfsTheCurrentDirectoryLeftOutIsNotedAtVerbose) {
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path("/usr/share");
+  const auto notes = [](const std::vector<std::string>& options) {
+    return parse_run_options(options, {"true"}).log.notes;
+  };
+  const auto left_out = notes({"--rootfs", "/srv"});
+  const auto without_rootfs = notes({});
+  const auto told_where = notes({"--rootfs", "/srv", "--cwd", "/"});
+  const auto asked_none = notes({"--rootfs", "/srv", "--no-cwd"});
+  std::filesystem::current_path(before);
+  ASSERT_EQ(left_out.size(), 1u);
+  EXPECT_TRUE(contains(left_out[0], "the current directory /usr/share is not bound"))
+      << left_out[0];
+  EXPECT_TRUE(contains(left_out[0], "--ro-bind .:/tmp/work --cwd /tmp/work")) << left_out[0];
+  EXPECT_TRUE(without_rootfs.empty());
+  EXPECT_TRUE(told_where.empty());
+  EXPECT_TRUE(asked_none.empty());
 }
 
 }  // namespace
