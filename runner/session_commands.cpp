@@ -223,9 +223,12 @@ void add_common(CLI::App& app, Common& common, bool needs_id) {
                  "~/.local/state/jail/sessions)");
 }
 
+std::string sessions_dir_of(const Common& common) {
+  return common.sessions_dir.empty() ? dr::default_sessions_dir() : common.sessions_dir;
+}
+
 dr::Session open(const Common& common) {
-  return dr::open_session(
-      common.sessions_dir.empty() ? dr::default_sessions_dir() : common.sessions_dir, common.id);
+  return dr::open_session(sessions_dir_of(common), common.id);
 }
 
 int changes_command(int argc, char** argv) {
@@ -249,7 +252,7 @@ int changes_command(int argc, char** argv) {
     fmt::print(stderr,
                "jail: session {} is committed: its changes are on the host; `jail undo {}` takes "
                "them back\n",
-               session.id, session.id);
+               session.id, dr::session_words(session));
   }
   if (json) {
     nlohmann::json out = nlohmann::json::array();
@@ -276,7 +279,7 @@ int commit_command(int argc, char** argv) {
   const dr::Session session = open(common);
   const dr::CommitReport report = dr::commit(session, {paths, force});
   fmt::print(stderr, "jail: committed {} change(s) of session {}; `jail undo {}` takes them back\n",
-             report.applied.size(), session.id, session.id);
+             report.applied.size(), session.id, dr::session_words(session));
   return 0;
 }
 
@@ -298,7 +301,7 @@ int discard_command(int argc, char** argv) {
   Common common;
   add_common(app, common, true);
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
-  dr::discard(open(common));
+  dr::discard_session(sessions_dir_of(common), common.id);
   return 0;
 }
 
@@ -309,8 +312,7 @@ int sessions_command(int argc, char** argv) {
   add_common(app, common, false);
   app.add_flag("--json", json, "as a JSON array");
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
-  const std::string dir =
-      common.sessions_dir.empty() ? dr::default_sessions_dir() : common.sessions_dir;
+  const std::string dir = sessions_dir_of(common);
   if (std::error_code error;
       !common.sessions_dir.empty() && !std::filesystem::is_directory(dir, error)) {
     // The default place may not exist yet (no dry run so far); a directory named is a typo.
@@ -325,7 +327,7 @@ int sessions_command(int argc, char** argv) {
       out.push_back({{"id", s.id},
                      {"dir", s.dir},
                      {"created", s.created},
-                     {"state", s.state},
+                     {"state", summary.status},
                      {"size_bytes", summary.size_bytes},
                      {"command", s.command}});
       continue;
@@ -336,7 +338,7 @@ int sessions_command(int argc, char** argv) {
                                  : age < 172800 ? fmt::format("{}h", age / 3600)
                                                 : fmt::format("{}d", age / 86400);
     fmt::print("{}  {:>5} ago  {:>9}  {:<9}  {}\n", s.id, age_text, human_size(summary.size_bytes),
-               s.state, shown(fmt::format("{}", fmt::join(s.command, " "))));
+               summary.status, shown(fmt::format("{}", fmt::join(s.command, " "))));
   }
   if (json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 0;
@@ -376,7 +378,7 @@ void print_dry_run_summary(const DryRunSession& session) {
     fmt::print(stderr,
                "jail: review with `jail changes {0}`, apply with `jail commit {0}`, drop with "
                "`jail discard {0}`\n",
-               session.id);
+               dr::session_words(opened));
   } catch (const Error& error) {
     spdlog::error("dry run session {}: {}", session.id, error.what());
   }

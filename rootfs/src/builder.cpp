@@ -30,6 +30,8 @@ namespace fs = std::filesystem;
 
 // jail mounts its own /proc, /dev and /tmp over these: whatever a build put there is hidden.
 constexpr std::array kMountPoints = {"proc", "dev", "tmp"};
+// At the top of every root jail builds (see Builder::mark_as_built).
+constexpr const char* kBuiltMark = ".jail-rootfs";
 
 // Where a library that only the host's loader cache names is linked from, so that the root's
 // loader (which has no cache) finds it in a directory it searches by default.
@@ -234,6 +236,14 @@ class Builder {
     // linked from one, link_if_only_cached), or is found through the RUNPATH it was found by.
   }
 
+  // What tells `--replace` later that this directory is a root it made, and may go: a tree
+  // that merely has the shape of one (a debootstrap chroot, an unpacked image) has no mark.
+  void mark_as_built() {
+    const Fd file = root_.create(kBuiltMark, 0444);
+    write_all(file.get(), "made by jail rootfs build; --replace may remove this root\n",
+              kBuiltMark);
+  }
+
   [[nodiscard]] const BuildReport& report() const { return report_; }
 
  private:
@@ -370,13 +380,10 @@ bool is_empty_directory(const fs::path& dir) {
   return fs::is_empty(dir, error) && !error;
 }
 
-// A root `jail rootfs build` made: its mount points are there (and nothing says otherwise).
-bool looks_like_a_built_root(const fs::path& dir) {
+// A root `jail rootfs build` made: it carries the builder's mark.
+bool is_a_built_root(const fs::path& dir) {
   std::error_code error;
-  for (const char* name : kMountPoints) {
-    if (!fs::is_directory(fs::symlink_status(dir / name, error))) return false;
-  }
-  return fs::is_regular_file(fs::symlink_status(dir / "etc/passwd", error));
+  return fs::is_regular_file(fs::symlink_status(dir / kBuiltMark, error));
 }
 
 // Whether OUT is there to be replaced (false: absent); throws when it may not be built over.
@@ -398,11 +405,11 @@ bool check_out(const fs::path& out, bool replace) {
         "root in its place (a root built earlier: its content is removed)",
         out.string()));
   }
-  if (!looks_like_a_built_root(out)) {
+  if (!is_a_built_root(out)) {
     throw BuildError(fmt::format(
-        "--replace: {} does not look like a root jail rootfs build made (no proc, dev and tmp "
-        "directories and etc/passwd); not removing it. Remove it yourself if it is meant to go",
-        out.string()));
+        "--replace: {} is not a root jail rootfs build made (it has no {} mark); not removing "
+        "it. Remove it yourself if it is meant to go",
+        out.string(), kBuiltMark));
   }
   return true;
 }
@@ -460,6 +467,7 @@ BuildReport build_rootfs(const BuildRequest& request) {
     for (const auto& file : request.files) builder.add_file(file);
     for (const auto& [where, text] : request.links) builder.add_link(where, text);
     builder.write_etc();
+    builder.mark_as_built();
     // Readable by the unprivileged user the tool runs as, whatever the builder's umask.
     if (::chmod(staging.c_str(), 0755) != 0) {
       throw BuildError(

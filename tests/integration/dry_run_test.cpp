@@ -213,7 +213,8 @@ TEST_P(DryRun, CommitOfSomePathsOnly) {
   const RunResult rest = session_command({"commit", id, project_ + "/new.txt"});
   EXPECT_EQ(rest.exit_code, 1) << describe(rest);
   EXPECT_NE(rest.err.find("committed in part"), std::string::npos) << describe(rest);
-  EXPECT_NE(rest.err.find("jail undo " + id), std::string::npos) << describe(rest);
+  EXPECT_NE(rest.err.find("jail undo --session-dir " + sessions_ + " " + id), std::string::npos)
+      << describe(rest);
 }
 
 TEST_P(DryRun, DriftIsRefusedUnlessForced) {
@@ -499,6 +500,27 @@ TEST_P(DryRun, AFileReplacedByAFilledDirectoryCommits) {
   EXPECT_EQ(snapshot(project_), before_);
 }
 
+// A path given to commit names that entry: a symlink among the changes was resolved on the host
+// (the change to the file it pointed to was committed instead, and the link's own was "not
+// among the changes"), and "sub/", as a shell completes a directory, was not found.
+TEST_P(DryRun, CommitPathsNameTheEntryItselfWithOrWithoutASlash) {
+  ASSERT_EQ(::symlink("a.txt", (project_ + "/L").c_str()), 0);
+  ASSERT_EQ(::lchown((project_ + "/L").c_str(), kNobodyUid, kNobodyGid), 0);
+  before_ = snapshot(project_);
+  ASSERT_EQ(
+      dry_run("echo changed > a.txt; rm L; echo real > L; mkdir sub; echo 1 > sub/f").exit_code, 0);
+  const std::string id = session_id();
+  RunOptions in_project;
+  in_project.cwd = project_;
+  const RunResult commit = run({"commit", "--session-dir", sessions_, id, "L", "sub/"}, in_project);
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  Tree expected = before_;
+  expected["L"] = "file 0644 real\n";
+  expected["sub"] = "dir 0755";
+  expected["sub/f"] = "file 0644 1\n";
+  EXPECT_EQ(snapshot(project_), expected) << "L itself and sub, and a.txt left as it was";
+}
+
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
   const std::string id = session_id();
@@ -518,6 +540,78 @@ TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   const RunResult gone = session_command({"changes", id});
   EXPECT_EQ(gone.exit_code, 1) << describe(gone);
   EXPECT_NE(gone.err.find("no session " + id), std::string::npos) << describe(gone);
+}
+
+// A session in use by its dry run was listed as pending, and `jail discard` removed its layers
+// from under the running tool (which then could not write, and the run still exited 0).
+TEST_P(DryRun, ALiveSessionIsShownRunningAndIsNotDiscarded) {
+  RunOptions options;
+  options.cwd = project_;
+  const auto live = start({"--dry-run", "--session-dir", sessions_, "--", "sh", "-c",
+                           "echo a > live.txt; echo started; sleep 2; echo b > live2.txt"},
+                          options);
+  ASSERT_TRUE(live->wait_for_stdout("started", 10s));
+  const std::string id = session_id();
+  const RunResult list = run({"sessions", "--session-dir", sessions_});
+  EXPECT_NE(list.out.find("running"), std::string::npos) << describe(list);
+  const RunResult discard = session_command({"discard", id});
+  EXPECT_EQ(discard.exit_code, 1) << describe(discard);
+  EXPECT_NE(discard.err.find("is in use: its dry run is still going"), std::string::npos)
+      << describe(discard);
+  const RunResult ended = live->wait();
+  EXPECT_EQ(ended.exit_code, 0) << describe(ended);
+  EXPECT_EQ(ended.err.find("cannot"), std::string::npos) << describe(ended);
+  EXPECT_EQ(changes_by_path(id), (std::map<std::string, std::string>{{"live.txt", "added file"},
+                                                                     {"live2.txt", "added file"}}));
+  const RunResult after = run({"sessions", "--session-dir", sessions_});
+  EXPECT_NE(after.out.find("pending"), std::string::npos) << describe(after);
+  EXPECT_EQ(session_command({"discard", id}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(sessions_ + "/" + id));
+}
+
+// A run cut short (jail killed) leaves a manifest that never finished, and a damaged manifest
+// made a session that `jail sessions` hid and nothing could remove.
+TEST_P(DryRun, UnfinishedAndDamagedSessionsAreListedAndCanBeDiscarded) {
+  ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
+  const std::string id = session_id();
+  const std::string manifest = sessions_ + "/" + id + "/manifest.json";
+  // Written back as the session's owner would have it (write_file gives files to nobody).
+  const uid_t owner = as_root() ? 0 : kNobodyUid;
+  const auto rewrite = [&](const std::string& text) {
+    write_file(manifest, text, 0600);
+    ASSERT_EQ(::chown(manifest.c_str(), owner, owner == 0 ? 0 : kNobodyGid), 0);
+  };
+  auto doc = nlohmann::json::parse(read_file(manifest).value_or("{}"));
+  doc["finished"] = false;
+  rewrite(doc.dump());
+  const RunResult unfinished = run({"sessions", "--session-dir", sessions_});
+  EXPECT_NE(unfinished.out.find("unfinished"), std::string::npos) << describe(unfinished);
+  const RunResult commit = session_command({"commit", id});
+  EXPECT_EQ(commit.exit_code, 1) << describe(commit);
+  EXPECT_NE(commit.err.find("cut short"), std::string::npos) << describe(commit);
+
+  rewrite("{");
+  const RunResult damaged = run({"sessions", "--session-dir", sessions_, "--json"});
+  EXPECT_EQ(damaged.exit_code, 0) << describe(damaged);
+  EXPECT_NE(damaged.out.find("\"damaged\""), std::string::npos) << describe(damaged);
+  EXPECT_NE(damaged.out.find(id), std::string::npos) << describe(damaged);
+  const RunResult discard = session_command({"discard", id});
+  EXPECT_EQ(discard.exit_code, 0) << describe(discard);
+  EXPECT_FALSE(fs::exists(sessions_ + "/" + id));
+}
+
+// The commands a dry run suggests work when pasted: they name a --session-dir given to the run.
+TEST_P(DryRun, TheSuggestedCommandsNameTheSessionDir) {
+  const RunResult r = dry_run("echo new > new.txt");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::string id = session_id();
+  EXPECT_NE(r.err.find("`jail commit --session-dir " + sessions_ + " " + id + "`"),
+            std::string::npos)
+      << describe(r);
+  const RunResult commit = session_command({"commit", id});
+  EXPECT_NE(commit.err.find("`jail undo --session-dir " + sessions_ + " " + id + "`"),
+            std::string::npos)
+      << describe(commit);
 }
 
 // A session directory that cannot be made or reached is named as that, with the way out: it was

@@ -252,9 +252,21 @@ TEST(RootfsBuild, AnOutThatHoldsSomethingIsOnlyEverReplacedAsABuiltRoot) {
   const Output mine =
       run(jail() + " rootfs build " + project.string() + " --binary true --replace");
   EXPECT_EQ(mine.status, 1) << mine.text;
-  EXPECT_NE(mine.text.find("does not look like a root"), std::string::npos) << mine.text;
+  EXPECT_NE(mine.text.find("is not a root jail rootfs build made"), std::string::npos) << mine.text;
   std::ifstream kept(project / "etc/hosts");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "my config\n");
+  // A tree with a root's shape (a chroot: proc, dev, tmp, etc/passwd) is someone's data too; it
+  // was taken for a built root and removed.
+  const fs::path chroot = dir.path() / "chroot";
+  for (const char* sub : {"proc", "dev", "tmp", "etc", "home/alice"})
+    fs::create_directories(chroot / sub);
+  write(chroot / "etc/passwd", "alice:x:1000:1000::/home/alice:/bin/sh\n");
+  write(chroot / "home/alice/thesis.txt", "years of work\n");
+  const Output shaped =
+      run(jail() + " rootfs build " + chroot.string() + " --binary true --replace");
+  EXPECT_EQ(shaped.status, 1) << shaped.text;
+  EXPECT_NE(shaped.text.find("has no .jail-rootfs mark"), std::string::npos) << shaped.text;
+  EXPECT_TRUE(fs::exists(chroot / "home/alice/thesis.txt"));
 
   const Output slash = run(jail() + " rootfs build / --binary true --replace");
   EXPECT_EQ(slash.status, 1) << slash.text;

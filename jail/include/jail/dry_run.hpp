@@ -60,12 +60,22 @@ struct Session {
 // $XDG_STATE_HOME/jail/sessions, or ~/.local/state/jail/sessions.
 [[nodiscard]] std::string default_sessions_dir();
 
+// The words that name a session to `jail changes|commit|undo|discard`: its id, after
+// "--session-dir DIR" when it is not in the default place (shell-quoted where it must be), so
+// that a command shown in a message works when pasted.
+[[nodiscard]] std::string session_words(const std::string& sessions_dir, const std::string& id);
+[[nodiscard]] std::string session_words(const Session& session);
+
 // Opens <sessions_dir>/<id>; throws jail::Error when it is not a session.
 [[nodiscard]] Session open_session(const std::string& sessions_dir, const std::string& id);
 
 struct SessionSummary {
   Session session;
   std::uint64_t size_bytes = 0;  // disk used by the session's layers
+  // "pending", "committed", "undone" (session.state) once its run has finished; "running" while
+  // the dry run goes on, "unfinished" when it was cut short (jail killed), "damaged" when its
+  // manifest cannot be read (then only session.id and session.dir are set).
+  std::string status;
 };
 [[nodiscard]] std::vector<SessionSummary> list_sessions(const std::string& sessions_dir);
 
@@ -96,6 +106,10 @@ void undo(const Session& session, bool force);
 
 // Removes the session and everything in it.
 void discard(const Session& session);
+
+// Removes <sessions_dir>/<id>, even one whose manifest is damaged; refuses one whose dry run is
+// still going, or that a commit or undo is using.
+void discard_session(const std::string& sessions_dir, const std::string& id);
 
 [[nodiscard]] const char* to_string(ChangeKind kind);
 [[nodiscard]] const char* to_string(EntryType type);

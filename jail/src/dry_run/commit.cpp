@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "dry_run/manifest.hpp"
+#include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
 #include "dry_run/undo_record.hpp"
 #include "jail/dry_run.hpp"
@@ -33,9 +34,18 @@ bool within(const fs::path& inner, const fs::path& outer) {
   return end == outer.end();
 }
 
+// A path asked for names the entry itself: its last name is never followed (a symlink among the
+// changes is that symlink, not the file it points to), while the directories above it are
+// resolved, as the session recorded the bound directory's real path. "sub/" is "sub".
 std::vector<fs::path> wanted_paths(const std::vector<std::string>& paths) {
   std::vector<fs::path> wanted;
-  for (const std::string& path : paths) wanted.push_back(fs::weakly_canonical(fs::absolute(path)));
+  for (const std::string& path : paths) {
+    fs::path asked = fs::absolute(path).lexically_normal();
+    if (asked.filename().empty() && asked != asked.root_path()) asked = asked.parent_path();
+    wanted.push_back(asked == asked.root_path()
+                         ? asked
+                         : fs::weakly_canonical(asked.parent_path()) / asked.filename());
+  }
   return wanted;
 }
 
@@ -66,7 +76,7 @@ std::vector<Change> chosen_changes(const Session& session, const CommitOptions& 
       throw Error(
           "dry_run", ENOENT,
           fmt::format("{} is not among the changes of session {}; `jail changes {}` lists them",
-                      options.paths[i], session.id, session.id));
+                      options.paths[i], session.id, session_words(session)));
     }
   }
   return chosen;
@@ -156,24 +166,9 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
     throw Error("dry_run", EAGAIN,
                 fmt::format("the host changed since session {} ran; not committing:\n  {}\n"
                             "review with `jail changes {}` and commit with --force to overwrite",
-                            manifest.session.id, fmt::join(drifted, "\n  "), manifest.session.id));
+                            manifest.session.id, fmt::join(drifted, "\n  "),
+                            session_words(manifest.session)));
   }
-}
-
-// One commit or undo of a session at a time: two at once each backed up what the other had
-// already written, and one's clean-up removed the other's backups.
-UniqueFd lock_session(const Session& session) {
-  UniqueFd fd(::open(session.dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    const int err = errno;
-    throw Error("dry_run", err,
-                err == EWOULDBLOCK
-                    ? fmt::format("another `jail commit` or `jail undo` of session {} is running; "
-                                  "wait for it",
-                                  session.id)
-                    : fmt::format("cannot open {}: {}", session.dir, std::strerror(err)));
-  }
-  return fd;
 }
 
 class Applier {
@@ -307,23 +302,24 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
   Manifest manifest = read_manifest(session.dir);
   if (!manifest.finished) {
     throw Error("dry_run", EBUSY,
-                fmt::format("session {} has not finished (or its run was cut short before the "
-                            "changes were recorded); nothing to commit",
-                            session.id));
+                fmt::format("session {}'s run was cut short before its changes were recorded "
+                            "(jail was killed); nothing to commit. `jail discard {}` removes it",
+                            session.id, session_words(session)));
   }
   if (manifest.session.state != "pending" && manifest.session.state != "undone") {
     // A session commits once (its undo record is that commit's). After a commit of some paths
     // the others are still listed, so say how to have them too.
     const std::size_t left = changes(manifest.session).size();
-    throw Error("dry_run", EALREADY,
-                left == 0 ? fmt::format("session {} is already committed; `jail undo {}` takes it "
-                                        "back",
-                                        session.id, session.id)
-                          : fmt::format("session {} is already committed in part ({} change(s) "
-                                        "not committed are still listed by `jail changes {}`); a "
-                                        "session commits once: `jail undo {}`, then commit "
-                                        "everything wanted together",
-                                        session.id, left, session.id, session.id));
+    throw Error(
+        "dry_run", EALREADY,
+        left == 0 ? fmt::format("session {} is already committed; `jail undo {}` takes it "
+                                "back",
+                                session.id, session_words(session))
+                  : fmt::format("session {} is already committed in part ({} change(s) "
+                                "not committed are still listed by `jail changes {}`); a "
+                                "session commits once: `jail undo {}`, then commit "
+                                "everything wanted together",
+                                session.id, left, session_words(session), session_words(session)));
   }
   CommitReport report;
   report.applied = chosen_changes(manifest.session, options);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dry_run/digest.hpp"
+#include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
@@ -203,6 +204,9 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   }
   check_private(sessions.string());  // it may have been there already
   make_private_dir(session.dir);
+  // Held until the run has ended and its changes are recorded: `jail discard` removed a live
+  // session's layers from under the tool, and `jail sessions` showed it as pending.
+  recorder->in_use_ = lock_session(session);
   make_private_dir(session.dir + "/layers");
   for (std::size_t layer = 0; layer < session.binds.size(); ++layer) {
     const std::string& host_dir = session.binds[layer].host_dir;
@@ -228,6 +232,7 @@ const Layer* Recorder::layer_for_mount(std::size_t index) const {
 }
 
 Recorder::~Recorder() {
+  in_use_ = UniqueFd();  // discard takes it
   std::error_code absent;
   if (finished_ || !fs::exists(manifest_.session.dir, absent)) return;
   try {
@@ -273,6 +278,7 @@ DryRunSession Recorder::finish() noexcept {
   } catch (const std::exception& error) {
     jail::log().error("dry run {}: cannot record the changes: {}", session.id, error.what());
   }
+  in_use_ = UniqueFd();
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "dry_run/manifest.hpp"
 #include "jail/result.hpp"
 #include "jail/spec.hpp"
+#include "unique_fd.hpp"
 
 namespace jail::dry_run {
 
@@ -42,6 +43,7 @@ class Recorder {
 
  private:
   bool finished_ = false;
+  UniqueFd in_use_;  // the session's lock (session_lock.hpp), for the run's length
   Manifest manifest_;
   std::map<std::size_t, Layer> layers_;  // by index into spec.mounts
   Baseline start_;                       // lstat of every entry below each bound directory

@@ -1,4 +1,6 @@
 // Where sessions live, and listing, opening and discarding them.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "dry_run/manifest.hpp"
+#include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
@@ -64,6 +67,31 @@ std::string default_sessions_dir() {
   return std::string(home) + "/.local/state/jail/sessions";
 }
 
+std::string session_words(const std::string& sessions_dir, const std::string& id) {
+  std::string default_dir;
+  try {
+    default_dir = default_sessions_dir();
+  } catch (const Error&) {
+    // No default place: the directory is always named.
+  }
+  const auto normal = [](const std::string& dir) {
+    return std::filesystem::path(dir).lexically_normal().string();
+  };
+  if (!default_dir.empty() && normal(default_dir) == normal(sessions_dir)) return id;
+  const bool plain = std::all_of(sessions_dir.begin(), sessions_dir.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("/._-+,:@%", c);
+  });
+  std::string quoted = "'";
+  for (char c : sessions_dir) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  return fmt::format("--session-dir {} {}", plain ? sessions_dir : quoted, id);
+}
+
+std::string session_words(const Session& session) {
+  const auto slash = session.dir.rfind('/');
+  return session_words(slash == 0 ? "/" : session.dir.substr(0, slash), session.id);
+}
+
 Session open_session(const std::string& sessions_dir, const std::string& id) {
   check_id(id);
   const std::string dir = sessions_dir + "/" + id;
@@ -88,13 +116,25 @@ std::vector<SessionSummary> list_sessions(const std::string& sessions_dir) {
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(sessions_dir, error)) {
     if (!entry.is_directory(error) || entry.is_symlink(error)) continue;
+    const std::string dir = entry.path().string();
+    std::error_code absent;
+    // A directory without a manifest is not a session, or one being created right now.
+    if (!std::filesystem::is_regular_file(dir + "/" + kManifestName, absent)) continue;
+    SessionSummary summary;
     try {
-      SessionSummary summary{read_manifest(entry.path().string()).session, 0};
-      summary.size_bytes = tree_size(entry.path().string() + "/layers");
-      out.push_back(std::move(summary));
+      const Manifest manifest = read_manifest(dir);
+      summary.session = manifest.session;
+      summary.status = manifest.finished     ? manifest.session.state
+                       : session_in_use(dir) ? "running"
+                                             : "unfinished";
     } catch (const Error&) {
-      // Not a session (or one being created right now): listing shows only readable ones.
+      // Listed all the same: it takes space, and `jail discard` is the way to remove it.
+      summary.session.id = entry.path().filename().string();
+      summary.session.dir = dir;
+      summary.status = "damaged";
     }
+    summary.size_bytes = tree_size(dir + "/layers");
+    out.push_back(std::move(summary));
   }
   std::sort(out.begin(), out.end(), [](const SessionSummary& a, const SessionSummary& b) {
     return a.session.created < b.session.created ||
@@ -103,10 +143,51 @@ std::vector<SessionSummary> list_sessions(const std::string& sessions_dir) {
   return out;
 }
 
+UniqueFd lock_session(const Session& session) {
+  UniqueFd fd(::open(session.dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    throw Error("dry_run", err,
+                err == EWOULDBLOCK
+                    ? fmt::format("session {} is in use: its dry run is still going, or a `jail "
+                                  "commit`, `jail undo` or `jail discard` of it is running; wait "
+                                  "for it to end",
+                                  session.id)
+                    : fmt::format("cannot open {}: {}", session.dir, std::strerror(err)));
+  }
+  return fd;
+}
+
+bool session_in_use(const std::string& dir) {
+  const UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  // Taken and let go at once (the fd's close drops it): only whether it could be had counts.
+  return fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
 void discard(const Session& session) {
   const auto slash = session.dir.rfind('/');
   const UniqueFd parent = open_directory(slash == 0 ? "/" : session.dir.substr(0, slash));
   remove_at(parent.get(), session.dir.substr(slash + 1));
+}
+
+void discard_session(const std::string& sessions_dir, const std::string& id) {
+  check_id(id);
+  const std::string dir = sessions_dir + "/" + id;
+  struct stat info {};
+  // A session is a directory of the caller's own with a manifest, read or not: a damaged one is
+  // removed too, as nothing else in jail can get rid of it.
+  if (::lstat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+      ::lstat((dir + "/" + kManifestName).c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    throw Error("dry_run", ENOENT,
+                fmt::format("no session {} in {}; `jail sessions` lists them", id, sessions_dir));
+  }
+  check_private(sessions_dir);
+  check_private(dir);
+  Session session;
+  session.id = id;
+  session.dir = dir;
+  const UniqueFd lock = lock_session(session);
+  discard(session);
 }
 
 }  // namespace jail::dry_run

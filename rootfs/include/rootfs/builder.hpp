@@ -24,7 +24,7 @@ struct BuildRequest {
   std::vector<std::string> libraries;        // sonames loaded with dlopen() at run time
   std::map<std::string, std::string> links;  // path in the root → link text (applet links)
   // An OUT that is not empty is refused unless this is set and it is a root built here before
-  // (it has the proc, dev and tmp mount points): then the new root takes its place whole.
+  // (it has the .jail-rootfs mark every build leaves): then the new root takes its place whole.
   bool replace = false;
   // Reflink or hard-link host files where the filesystem allows (a hard link is the host's own
   // file: edit the root by replacing files, not by writing into them); false copies every byte.
