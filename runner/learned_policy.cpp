@@ -13,10 +13,12 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "policy/compile.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/policy.hpp"
+#include "policy/syscalls.hpp"
 #include "policy/tools.hpp"
 
 namespace jail::runner {
@@ -37,8 +39,8 @@ bool all_arguments_known(const SyscallUse& use) {
   return use.distinct_args.size() < kArgumentSetsKept;
 }
 
-// What jail itself needs under the filter (see launch): always allowed.
-const std::set<std::string> kNeededByJail = {"execve", "write", "exit_group"};
+// What jail itself needs under the filter (see launch): always allowed, written in this order.
+const std::vector<std::string> kNeededByJail = {"execve", "write", "exit_group"};
 
 std::string today() {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -84,11 +86,15 @@ std::string rule_for(const SyscallUse& use) {
   return fmt::format("allow {} if arg{} in {{{}}}", use.name, arg->second, list);
 }
 
-std::string rules_text(const std::vector<SyscallUse>& seen) {
+// `jails_own`: those of kNeededByJail to allow (all of them in a new policy; in a merge, those
+// the base does not allow already).
+std::string rules_text(const std::vector<SyscallUse>& seen,
+                       const std::vector<std::string>& jails_own) {
   std::string plain, conditional, dangerous;
   std::vector<std::string> names;
   for (const auto& use : seen) {
-    if (kNeededByJail.contains(use.name)) continue;
+    if (std::find(kNeededByJail.begin(), kNeededByJail.end(), use.name) != kNeededByJail.end())
+      continue;
     const std::string rule = rule_for(use);
     if (policy::is_dangerous_syscall(use.name)) {
       dangerous += fmt::format(
@@ -102,11 +108,14 @@ std::string rules_text(const std::vector<SyscallUse>& seen) {
       names.push_back(fmt::format("{}", use.name));
     }
   }
-  std::string text =
-      "# needed by jail to start the tool and to report a failed start\nallow execve write "
-      "exit_group\n";
+  std::string text;
+  if (!jails_own.empty()) {
+    text =
+        fmt::format("# needed by jail to start the tool and to report a failed start\nallow {}\n",
+                    fmt::join(jails_own, " "));
+  }
   if (!names.empty()) {
-    text += "\n# seen in the learning run\n";
+    text += fmt::format("{}# seen in the learning run\n", text.empty() ? "" : "\n");
     for (std::size_t i = 0; i < names.size(); i += 8) {
       text += "allow";
       for (std::size_t j = i; j < std::min(names.size(), i + 8); ++j) text += " " + names[j];
@@ -198,7 +207,7 @@ std::string learned_policy_text(const std::vector<SyscallUse>& seen, const Learn
       "# Learned by `jail policy learn` on {} from:\n#   {}\n# {} distinct syscalls, {} calls. "
       "Review it before use: it allows what one run needed.\ndefault {}\n\n{}",
       today(), quoted_command(options.command), seen.size(), calls, options.default_action,
-      rules_text(seen));
+      rules_text(seen, kNeededByJail));
 }
 
 std::optional<std::string> default_action_problem(const std::string& action) {
@@ -246,11 +255,23 @@ std::string merge_into(const MergeBase& base, const std::vector<SyscallUse>& see
       added.push_back(fmt::format("{} ({} calls)", use.name, use.count));
     }
   }
-  if (missing.empty()) return base.text;
+  // jail's own calls are written once: a merge into a policy that allows them (one learned
+  // before) added the block again, which `jail policy check` then warned of, rule by rule.
+  std::vector<std::string> jails_own;
+  for (const std::string& name : kNeededByJail) {
+    seccomp_data data{};
+    data.nr = policy::syscall_number(name).value_or(-1);
+    data.arch = AUDIT_ARCH_X86_64;
+    if (policy::evaluate(base.policy, data).action.kind != policy::ActionKind::allow) {
+      jails_own.push_back(name);
+      added.push_back(fmt::format("{} (needed by jail)", name));
+    }
+  }
+  if (missing.empty() && jails_own.empty()) return base.text;
   return fmt::format(
       "# Widened by `jail policy learn --merge` on {} for:\n#   {}\n{}\n# --- the policy as it was "
       "---\n{}",
-      today(), quoted_command(options.command), rules_text(missing), base.text);
+      today(), quoted_command(options.command), rules_text(missing, jails_own), base.text);
 }
 
 std::optional<std::string> load_problems(const std::string& text, const std::string& path) {

@@ -14,6 +14,7 @@
 #include "policy/diff.hpp"
 #include "policy/oci.hpp"
 #include "policy/policy.hpp"
+#include "policy/text_file.hpp"
 #include "policy/tools.hpp"
 #include "subcommand_parse.hpp"
 
@@ -130,22 +131,17 @@ bool write_output(const std::string& path, const std::string& text, std::string_
 
 // A Docker/Podman profile or OCI linux.seccomp → policy text.
 int import_profile(const std::string& file, const std::string& output, const std::string& kernel) {
-  std::ifstream in(file);
-  if (std::error_code error; std::filesystem::is_directory(file, error)) {
-    std::cerr << "jail policy import: " << file
-              << " is a directory; give the profile's JSON file (or an OCI config.json)\n";
+  std::string why;
+  const std::optional<std::string> profile = policy::read_text_file(file, why);
+  if (!profile) {
+    std::cerr << "jail policy import: cannot read " << file << ": " << why
+              << " (the profile's JSON file, or an OCI config.json)\n";
     return 1;
   }
-  if (!in) {
-    std::cerr << "jail policy import: cannot read " << file << ": " << std::strerror(errno) << "\n";
-    return 1;
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
   try {
     policy::ImportTarget target;
     target.kernel_release = kernel;
-    std::string text = policy::import_oci_seccomp(buf.str(), file, target);
+    std::string text = policy::import_oci_seccomp(*profile, file, target);
     return write_output(output, text, "import") ? 0 : 1;
   } catch (const policy::ImportError& e) {
     std::cerr << e.what() << "\n";

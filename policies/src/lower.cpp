@@ -14,6 +14,7 @@
 #include "policy/constants.hpp"
 #include "policy/policy.hpp"
 #include "policy/syscalls.hpp"
+#include "policy/text_file.hpp"
 #include "shipped.hpp"
 #include "suggest.hpp"
 
@@ -171,17 +172,17 @@ class Loader {
     } else {
       fs::path path =
           fs::path(target).is_absolute() ? fs::path(target) : fs::path(from.dir) / target;
-      std::ifstream in(path);
-      if (!in) {
-        error(where, "cannot read included file '" + path.lexically_normal().string() + "'", line);
+      std::string why;
+      std::optional<std::string> text = read_text_file(path.string(), why);
+      if (!text) {
+        error(where, "cannot read included file '" + path.lexically_normal().string() + "': " + why,
+              line);
         return std::nullopt;
       }
-      std::stringstream buf;
-      buf << in.rdbuf();
       std::error_code ec;
       fs::path canonical = fs::weakly_canonical(path, ec);
       next = SourceId{ec ? path.string() : canonical.string(), path.lexically_normal().string(),
-                      path.parent_path().string(), false, buf.str()};
+                      path.parent_path().string(), false, std::move(*text)};
     }
     for (const auto& s : stack_) {
       if (s.key != next->key) continue;
@@ -383,23 +384,18 @@ LoadResult try_load_policy(std::string_view name_or_path) {
     }
     return load_source(shipped_source(*f));
   }
-  errno = 0;
-  std::ifstream in(arg);
-  if (!in) {
-    const int err = errno;
+  std::string why;
+  std::optional<std::string> text = read_text_file(arg, why);
+  if (!text) {
     LoadResult r;
     r.diagnostics.push_back(Diagnostic{Severity::error, SourceLocation{arg, 0, 0},
-                                       std::string("cannot read the policy file") +
-                                           (err != 0 ? ": " + std::string(std::strerror(err)) : ""),
-                                       ""});
+                                       "cannot read the policy file: " + why, ""});
     return r;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(arg, ec);
   return load_source(SourceId{ec ? arg : canonical.string(), arg,
-                              fs::path(arg).parent_path().string(), false, buf.str()});
+                              fs::path(arg).parent_path().string(), false, std::move(*text)});
 }
 
 Policy load_policy(std::string_view name_or_path) {

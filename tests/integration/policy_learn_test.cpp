@@ -65,6 +65,29 @@ TEST_P(PolicyLearnMerge, ASyscallWithMoreArgumentSetsThanKeptIsAdded) {
       << describe(again) << read_file(merged).value_or("");
 }
 
+// jail's own calls (execve, write, exit_group) were written again at each merge, even into a
+// policy that allows them, and `jail policy check` then warned that each rule never applies.
+TEST_P(PolicyLearnMerge, JailsOwnCallsAreWrittenOnceAcrossMerges) {
+  TempDir dir;
+  const std::string first = dir / "first.policy", second = dir / "second.policy";
+  ASSERT_EQ(run({"policy", "learn", "--no-cwd", "-o", first, "--", "true"}).exit_code, 0);
+  RunResult merge =
+      run({"policy", "learn", "--no-cwd", "--merge", first, "-o", second, "--", "ls", "/"});
+  ASSERT_EQ(merge.exit_code, 0) << describe(merge);
+  const std::string text = read_file(second).value_or("");
+  std::size_t blocks = 0;
+  for (std::size_t at = text.find("needed by jail"); at != std::string::npos;
+       at = text.find("needed by jail", at + 1)) {
+    ++blocks;
+  }
+  EXPECT_EQ(blocks, 1u) << text;
+  EXPECT_NE(text.find("Widened by"), std::string::npos) << "ls needs more than true\n" << text;
+  RunResult check = run({"policy", "check", second});
+  EXPECT_EQ(check.exit_code, 0) << describe(check);
+  EXPECT_EQ(check.err.find("never applies"), std::string::npos) << describe(check);
+  EXPECT_EQ(check.out.find("never applies"), std::string::npos) << describe(check);
+}
+
 // The loader reads `include "extra.policy"` next to the including file: copied as it was into a
 // policy in another directory, it named a file that is not there.
 TEST_P(PolicyLearnMerge, RelativeIncludesStillReachTheirFilesFromTheOutputsDirectory) {

@@ -1,5 +1,7 @@
 // `jail policy check|explain|bpf` through run_policy_command, as the runner calls it.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -118,6 +120,28 @@ TEST(Cli, UsageErrorsAndUnknownPolicies) {
   CliRun r = run({"check", "nosuchpolicy"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("no shipped policy named 'nosuchpolicy'"), std::string::npos) << r.err;
+}
+
+// Only a regular file is a policy or a profile: a directory was read as an empty policy ("no
+// 'default' line"), /dev/zero until memory ran out, and a FIFO with no writer forever.
+TEST(Cli, APolicyOrProfileThatIsNoRegularFileIsRefusedAtOnce) {
+  char dir[] = "/tmp/jail-policy-cli-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const char* command : {"check", "import"}) {
+    const CliRun directory = run({command, std::string(dir) + "/"});
+    EXPECT_EQ(directory.code, 1) << command;
+    EXPECT_NE(directory.err.find("it is a directory; give a file"), std::string::npos)
+        << directory.err;
+    for (const std::string& special : {std::string("/dev/zero"), fifo}) {
+      const CliRun r = run({command, special});
+      EXPECT_EQ(r.code, 1) << command << " " << special;
+      EXPECT_NE(r.err.find("it is not a regular file"), std::string::npos) << r.err;
+    }
+  }
+  ::unlink(fifo.c_str());
+  ::rmdir(dir);
 }
 
 }  // namespace

@@ -164,8 +164,17 @@ TEST_F(Includes, CyclesDepthAndMissingFilesAreErrors) {
   write("m.policy", "default allow\ninclude \"nothere.policy\"\ninclude \"defualt\"\n");
   auto missing = try_load_policy((dir_ / "m.policy").string());
   ASSERT_EQ(missing.diagnostics.size(), 2u) << format(missing.diagnostics);
-  EXPECT_EQ(missing.diagnostics[0].message,
-            "cannot read included file '" + (dir_ / "nothere.policy").string() + "'");
+  EXPECT_EQ(missing.diagnostics[0].message, "cannot read included file '" +
+                                                (dir_ / "nothere.policy").string() +
+                                                "': No such file or directory");
+  // A directory read as a file was an empty policy, included without a word.
+  std::filesystem::create_directory(dir_ / "adir");
+  write("d.policy", "default allow\ninclude \"./adir\"\n");
+  auto directory = try_load_policy((dir_ / "d.policy").string());
+  ASSERT_EQ(directory.diagnostics.size(), 1u) << format(directory.diagnostics);
+  EXPECT_EQ(directory.diagnostics[0].message, "cannot read included file '" +
+                                                  (dir_ / "adir").string() +
+                                                  "': it is a directory; give a file");
   EXPECT_EQ(missing.diagnostics[1].message,
             "unknown shipped policy 'defualt' (did you mean default?)");
 }
