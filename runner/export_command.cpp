@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "jail/error.hpp"
 #include "jail/oci.hpp"
+#include "logging.hpp"
 #include "run_options.hpp"
 
 namespace jail::runner {
@@ -29,8 +31,26 @@ int export_oci_command(const std::vector<std::string>& options,
   }
   try {
     RunOptions run = parse_run_options(run_options, command);  // --help is answered here
+    setup_logging(run.log);  // -v, -q, --log-file, and the warnings the flags gave
     if (bundle.empty()) {
       spdlog::error("export-oci: --bundle DIR is required (where config.json and rootfs/ go)");
+      return kFailed;
+    }
+    // Each reports on a run, and export-oci runs nothing: taken, they wrote nothing, silently.
+    for (const auto& [given, flag] : {std::pair{run.status_fd.has_value(), "--status-fd"},
+                                      std::pair{run.status_file.has_value(), "--status-file"},
+                                      std::pair{run.audit_log.has_value(), "--audit-log"}}) {
+      if (given) {
+        spdlog::error("export-oci: {} reports on a run, and export-oci runs nothing; leave it out",
+                      flag);
+        return kFailed;
+      }
+    }
+    if (run.tty_always) {
+      spdlog::error(
+          "export-oci: --tty always cannot be carried by the bundle: the runtime that runs it "
+          "owns the tool's stdio (runc and crun give a terminal with process.terminal and a "
+          "console socket); leave it out");
       return kFailed;
     }
     // A bundle has no terminal relay: the runtime owns the tool's stdio.

@@ -573,6 +573,7 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
     run.log.warnings.emplace_back(
         "--kill-grace applies after --timeout's SIGTERM; without --timeout it does nothing");
   }
+  run.tty_always = f.tty == "always";
   if (spec.runtime == Runtime::runsc && f.tty != "always") {
     // Under runsc the tool's stdio is relayed through pipes (the caller's terminal is never
     // handed to runsc, which would chown it): no terminal for the tool. --tty always asks for

@@ -17,6 +17,7 @@ struct RunOptions {
   std::optional<int> status_fd;
   std::optional<std::string> status_file;
   std::optional<std::string> audit_log;
+  bool tty_always = false;  // --tty always: asked for, not chosen for a caller's terminal
 };
 
 // A bad flag or value: the message says which and why. Exit code 125.

@@ -31,6 +31,14 @@ TEST(ExportOci, WhatABundleCannotCarryIsRefused) {
       {{"--timeout", "1s"}, "--timeout"},
       {{"--max-output", "10"}, "--max-output"},
       {{"--stdin", "none"}, "--stdin none"},
+      // Taken and then dropped, silently: a cgroup of this host, reports of a run that never
+      // happens, and a terminal the runtime owns.
+      {{"--cgroup-parent", "/jail-export-test"}, "--cgroup-parent"},
+      {{"--trace-timing"}, "--trace-timing"},
+      {{"--status-file", work / "status.json"}, "--status-file"},
+      {{"--status-fd", "2"}, "--status-fd"},
+      {{"--audit-log", work / "audit.log"}, "--audit-log"},
+      {{"--tty", "always"}, "--tty always"},
       // A runtime would make it, as root, on the host.
       {{"--no-cwd", "--cwd", "/no/such/dir"}, "working directory /no/such/dir"},
   };
@@ -44,6 +52,8 @@ TEST(ExportOci, WhatABundleCannotCarryIsRefused) {
     // was left behind); the next export into the same directory works.
     EXPECT_FALSE(fs::exists(bundle)) << named;
   }
+  EXPECT_FALSE(fs::exists(work / "status.json"));
+  EXPECT_FALSE(fs::exists(work / "audit.log"));
   // An empty directory that was there before stays, empty.
   const std::string kept = work / "kept";
   fs::create_directories(kept);

@@ -37,6 +37,14 @@ void check_exportable(const Spec& spec) {
         "--max-output cannot be carried by an OCI bundle (the runtime passes the tool's "
         "output through uncut); leave it out");
   }
+  if (spec.cgroup_parent) {
+    refuse(
+        "--cgroup-parent names a cgroup of this host; where the bundle runs, the runtime places "
+        "its cgroup (runc and crun take --cgroup-parent, or set linux.cgroupsPath); leave it out");
+  }
+  if (spec.trace_timing) {
+    refuse("--trace-timing times a run, and export-oci runs nothing; leave it out");
+  }
   if (spec.input == Input::none) {
     refuse(
         "--stdin none cannot be carried by an OCI bundle (the runtime gives the tool its "
