@@ -1,5 +1,6 @@
 // The `jail` executable: picks the subcommand and hands over. Every path out returns an exit
 // code from the contract in DESIGN.md; nothing escapes as an uncaught exception.
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "jail/closed_stdio.hpp"
 #include "learn_command.hpp"
 #include "logging.hpp"
+#include "policy/suggest.hpp"
 #include "policy_command.hpp"
 #include "rootfs_command.hpp"
 #include "run_command.hpp"
@@ -23,6 +25,11 @@
 namespace {
 
 constexpr int kSetupFailed = 125;
+
+// What `jail WORD` takes as a subcommand rather than a command (which comes after "--").
+const std::vector<std::string> kSubcommands = {"run",     "policy",  "rootfs", "export-oci",
+                                               "doctor",  "changes", "commit", "undo",
+                                               "discard", "sessions"};
 
 int dispatch(int argc, char** argv) {
   const bool learn =
@@ -64,9 +71,19 @@ int dispatch(int argc, char** argv) {
                             return o == "-h" || o == "--help";
                           }) != options.end();
   if (!after_separator && !wants_help) {
-    spdlog::error(
-        "missing '--' before the command: write jail [OPTIONS] -- COMMAND [ARGS...], e.g. "
-        "jail -- python3 script.py (or jail doctor, jail policy)");
+    // A first word that is no option is most often a subcommand misspelt ("jail sesions").
+    const std::string near = argc >= 2 && argv[1][0] != '-'
+                                 ? jail::policy::detail::did_you_mean(argv[1], kSubcommands)
+                                 : "";
+    if (!near.empty()) {
+      spdlog::error("'{}' is not a subcommand{}; to run it as a command: jail [OPTIONS] -- {}",
+                    argv[1], near, argv[1]);
+    } else {
+      spdlog::error(
+          "missing '--' before the command: write jail [OPTIONS] -- COMMAND [ARGS...], e.g. "
+          "jail -- python3 script.py (or a subcommand: {})",
+          fmt::join(kSubcommands, ", "));
+    }
     return kSetupFailed;
   }
   if (after_separator && command.empty()) {

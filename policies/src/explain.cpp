@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "policy/suggest.hpp"
 #include "policy/syscalls.hpp"
 #include "policy/tools.hpp"
-#include "suggest.hpp"
 
 namespace jail::policy {
 namespace {

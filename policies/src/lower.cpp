@@ -13,10 +13,10 @@
 #include "parser.hpp"
 #include "policy/constants.hpp"
 #include "policy/policy.hpp"
+#include "policy/suggest.hpp"
 #include "policy/syscalls.hpp"
 #include "policy/text_file.hpp"
 #include "shipped.hpp"
-#include "suggest.hpp"
 
 namespace jail::policy {
 namespace {

@@ -3,7 +3,7 @@
 #include <array>
 
 #include "lexer.hpp"
-#include "suggest.hpp"
+#include "policy/suggest.hpp"
 
 namespace jail::policy::detail {
 namespace {

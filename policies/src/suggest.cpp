@@ -1,4 +1,4 @@
-#include "suggest.hpp"
+#include "policy/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -56,6 +56,21 @@ TEST_P(BadInput, MissingDoubleDash) {
   expect_setup_failure({"--hostname", "x", "sh", "-c", "echo tool-ran"});
 }
 
+// A misspelt subcommand was "missing '--'" (jail) or "A subcommand is required" (jail policy,
+// jail rootfs), naming neither the word nor what was meant.
+TEST_P(BadInput, AMisspeltSubcommandIsNamedWithTheNearestOne) {
+  expect_setup_failure({"sesions"}, "'sesions' is not a subcommand (did you mean sessions?)");
+  for (const auto& [args, named] :
+       {std::pair{std::vector<std::string>{"policy", "expalin", "default"},
+                  "'expalin' is not one of its subcommands (did you mean explain?)"},
+        std::pair{std::vector<std::string>{"rootfs", "biuld", "out"},
+                  "'biuld' is not one of its subcommands (did you mean build?)"}}) {
+    const RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_NE(r.err.find(named), std::string::npos) << describe(r);
+  }
+}
+
 TEST_P(BadInput, EmptyCommand) {
   expect_setup_failure({"--"});
   expect_setup_failure({"run", "--"});
