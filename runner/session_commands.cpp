@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "jail/byte_text.hpp"
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
 #include "subcommand_parse.hpp"
@@ -53,22 +54,9 @@ char kind_letter(dr::ChangeKind kind) {
 
 // A path as printed: the tool chose these names, and a control character in one (an escape
 // sequence that moves the cursor up and erases a line) must not rewrite what the review shows.
-std::string shown(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 dr::Change for_display(dr::Change change) {
-  change.host_path = shown(change.host_path);
-  change.link_target = shown(change.link_target);
+  change.host_path = jail::printable(change.host_path);
+  change.link_target = jail::printable(change.link_target);
   return change;
 }
 
@@ -193,8 +181,10 @@ void print_patch(const dr::Session& session, const std::vector<dr::Change>& chan
 }
 
 nlohmann::json change_json(const dr::Change& change) {
-  nlohmann::json out{{"path", change.host_path},
-                     {"relative", change.relative},
+  // A name that is not UTF-8 is {"hex": …}, as in the session's manifest: replaced by U+FFFD it
+  // was another name, which `jail commit` could not be given back.
+  nlohmann::json out{{"path", text_json(change.host_path)},
+                     {"relative", text_json(change.relative)},
                      {"kind", to_string(change.kind)},
                      {"type", to_string(change.type)}};
   if (change.kind != dr::ChangeKind::added) {
@@ -204,7 +194,8 @@ nlohmann::json change_json(const dr::Change& change) {
   }
   if (change.kind != dr::ChangeKind::deleted) {
     out["new"] = {{"size", change.new_size}, {"mode", mode_text(change.new_mode)}};
-    if (change.type == dr::EntryType::symlink) out["new"]["link_target"] = change.link_target;
+    if (change.type == dr::EntryType::symlink)
+      out["new"]["link_target"] = text_json(change.link_target);
   }
   return out;
 }
@@ -324,12 +315,14 @@ int sessions_command(int argc, char** argv) {
   for (const dr::SessionSummary& summary : dr::list_sessions(dir)) {
     const dr::Session& s = summary.session;
     if (json) {
+      nlohmann::json command = nlohmann::json::array();
+      for (const std::string& word : s.command) command.push_back(text_json(word));
       out.push_back({{"id", s.id},
-                     {"dir", s.dir},
+                     {"dir", text_json(s.dir)},
                      {"created", s.created},
                      {"state", summary.status},
                      {"size_bytes", summary.size_bytes},
-                     {"command", s.command}});
+                     {"command", command}});
       continue;
     }
     const auto age = static_cast<std::uint64_t>(std::max<std::time_t>(0, now - s.created));
@@ -338,7 +331,7 @@ int sessions_command(int argc, char** argv) {
                                  : age < 172800 ? fmt::format("{}h", age / 3600)
                                                 : fmt::format("{}d", age / 86400);
     fmt::print("{}  {:>5} ago  {:>9}  {:<9}  {}\n", s.id, age_text, human_size(summary.size_bytes),
-               summary.status, shown(fmt::format("{}", fmt::join(s.command, " "))));
+               summary.status, jail::printable(fmt::format("{}", fmt::join(s.command, " "))));
   }
   if (json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 0;

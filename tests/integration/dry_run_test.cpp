@@ -380,13 +380,24 @@ TEST_P(DryRun, SessionsAreTheCallersAloneAndNamesPrintSafely) {
   ASSERT_EQ(stat.exit_code, 0) << describe(stat);
   EXPECT_EQ(stat.out.find('\033'), std::string::npos) << describe(stat);
   EXPECT_NE(stat.out.find("x\\x1b[2K\\x1b[1Ay"), std::string::npos) << describe(stat);
-
   ASSERT_EQ(::chmod(sessions_.c_str(), 0777), 0);
   const RunResult shared = session_command({"commit", id});
   ASSERT_EQ(::chmod(sessions_.c_str(), 0700), 0);
   EXPECT_EQ(shared.exit_code, 1) << describe(shared);
   EXPECT_NE(shared.err.find("is writable by others"), std::string::npos) << describe(shared);
   EXPECT_FALSE(fs::exists(project_ + "/.git-hook")) << "committed from a shared session dir";
+
+  // A C1 control in UTF-8 (CSI, which terminals take as ESC [) was printed raw, and a name with
+  // a line break printed as one spelled with a backslash did.
+  ASSERT_EQ(session_command({"discard", id}).exit_code, 0);
+  ASSERT_EQ(dry_run("touch \"$(printf 'c1\\302\\233x')\" \"$(printf 'nl\\nname')\" 'nl\\x0aname'")
+                .exit_code,
+            0);
+  const std::string second = session_id();
+  const RunResult more = session_command({"changes", second, "--stat"});
+  EXPECT_NE(more.out.find("c1\\xc2\\x9bx"), std::string::npos) << describe(more);
+  EXPECT_NE(more.out.find("nl\\x0aname"), std::string::npos) << describe(more);
+  EXPECT_NE(more.out.find("nl\\\\x0aname"), std::string::npos) << describe(more);
 }
 
 // A commit killed midway leaves the backups of what it replaced in the session's undo/: the next
@@ -479,6 +490,12 @@ TEST_P(DryRun, NamesThatAreNotUtf8AreCommittedExactly) {
   const std::string id = session_id();
   const RunResult listed = session_command({"changes", id, "--json"});
   EXPECT_EQ(listed.exit_code, 0) << describe(listed);
+  // As the manifest keeps it: its bytes in hex (it came out with U+FFFD for the bad byte).
+  bool found = false;
+  for (const auto& change : nlohmann::json::parse(listed.out)) {
+    found = found || change.at("relative") == nlohmann::json{{"hex", "626164ff6e616d65"}};
+  }
+  EXPECT_TRUE(found) << listed.out;
   const RunResult commit = session_command({"commit", id});
   ASSERT_EQ(commit.exit_code, 0) << describe(commit);
   EXPECT_TRUE(fs::exists(project_ + "/" + name));

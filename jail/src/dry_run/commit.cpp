@@ -22,6 +22,7 @@
 #include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
 #include "dry_run/undo_record.hpp"
+#include "jail/byte_text.hpp"
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
 
@@ -89,13 +90,13 @@ void check_change_set(const Manifest& manifest, const std::vector<Change>& chose
       problems.push_back(
           fmt::format("{}: a device, fifo or socket; jail commits only files, "
                       "directories and symlinks",
-                      change.host_path));
+                      printable(change.host_path)));
     } else if (manifest.baseline.count({change.layer, change.relative}) == 0) {
       problems.push_back(
           fmt::format("{}: not a change when the run ended (the tool left it as it was); it "
                       "differs now because the host's copy changed since, or the session was "
                       "changed on disk; commit the other paths by name",
-                      change.host_path));
+                      printable(change.host_path)));
     }
   }
   if (!problems.empty()) {
@@ -113,8 +114,8 @@ void check_drift_below(const Manifest& manifest, const Change& change,
   if (!root.valid()) return;  // the directory's own check says so
   const std::string prefix = change.relative + "/";
   auto shown = [&](const std::string& path, const char* what) {
-    return fmt::format("{}/{} ({} on the host since; the commit deletes it)", change.host_path,
-                       path.substr(prefix.size()), what);
+    return fmt::format("{}/{} ({} on the host since; the commit deletes it)",
+                       printable(change.host_path), printable(path.substr(prefix.size())), what);
   };
   std::set<std::string> recorded;
   for (auto it = manifest.baseline.lower_bound({change.layer, prefix});
@@ -149,10 +150,10 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
     const std::optional<HostState> now =
         current_state(manifest.session, change.layer, change.relative);
     if (!now) {
-      drifted.push_back(
-          fmt::format("{} (its directory is gone or is now a symlink)", change.host_path));
+      drifted.push_back(fmt::format("{} (its directory is gone or is now a symlink)",
+                                    printable(change.host_path)));
     } else if (differs(before, *now)) {
-      drifted.push_back(fmt::format("{} ({})", change.host_path,
+      drifted.push_back(fmt::format("{} ({})", printable(change.host_path),
                                     !before.exists ? "created on the host since"
                                     : !now->exists ? "deleted on the host since"
                                                    : "changed on the host since"));
@@ -284,8 +285,9 @@ class Applier {
  private:
   [[noreturn]] static void fail(const char* what, const Change& change) {
     const int err = errno;
-    throw Error("dry_run", err,
-                fmt::format("cannot {} {}: {}", what, change.host_path, std::strerror(err)));
+    throw Error(
+        "dry_run", err,
+        fmt::format("cannot {} {}: {}", what, printable(change.host_path), std::strerror(err)));
   }
 
   const Session& session_;
@@ -372,7 +374,7 @@ void undo(const Session& session, bool force) {
     for (const Step& step : steps) {
       const std::optional<HostState> now =
           current_state(manifest.session, step.layer, step.relative);
-      if (!now || differs(step.after, *now)) drifted.push_back(step.host_path);
+      if (!now || differs(step.after, *now)) drifted.push_back(printable(step.host_path));
     }
     if (!drifted.empty()) {
       throw Error(

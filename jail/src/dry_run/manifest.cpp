@@ -50,47 +50,6 @@ HostState state_from(const json& in) {
 
 }  // namespace
 
-// File names and arguments are bytes, JSON strings UTF-8: a name that is not UTF-8 (a tool may
-// make one) is kept as {"hex": "…"}, so that a manifest can hold every path and say it exactly.
-bool valid_utf8(const std::string& text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    const std::size_t length = byte < 0x80           ? 1
-                               : (byte >> 5) == 0x6  ? 2
-                               : (byte >> 4) == 0xe  ? 3
-                               : (byte >> 3) == 0x1e ? 4
-                                                     : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
-    i += length;
-  }
-  return true;
-}
-
-nlohmann::json text_json(const std::string& text) {
-  if (valid_utf8(text)) return text;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    hex += kHex[byte >> 4];
-    hex += kHex[byte & 0xf];
-  }
-  return json{{"hex", hex}};
-}
-
-std::string text_from(const nlohmann::json& j) {
-  if (j.is_string()) return j.get<std::string>();
-  const std::string hex = j.at("hex").get<std::string>();
-  if (hex.size() % 2 != 0) throw std::invalid_argument("odd hex text");
-  std::string out;
-  for (std::size_t i = 0; i < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
-
 std::string upper_dir(const Session& session, std::size_t layer) {
   return fmt::format("{}/layers/{}/upper", session.dir, layer);
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jail/byte_text.hpp"
 #include "jail/dry_run.hpp"
 
 namespace jail::dry_run {
@@ -22,11 +23,6 @@ struct Manifest {
   Baseline baseline;
   bool finished = false;  // the run ended and `baseline` lists every changed path
 };
-
-// A path or argument as JSON: a string when it is UTF-8, else {"hex": "…"} of its bytes (a
-// tool may make any name); text_from reads either back. Throws on a malformed value.
-[[nodiscard]] nlohmann::json text_json(const std::string& text);
-[[nodiscard]] std::string text_from(const nlohmann::json& j);
 
 // Both throw jail::Error naming the file. The write is atomic (temporary name, then rename).
 [[nodiscard]] Manifest read_manifest(const std::string& session_dir);
