@@ -20,14 +20,24 @@ int export_oci_command(const std::vector<std::string>& options,
   // --bundle is this subcommand's own; everything else is a run option.
   std::vector<std::string> run_options;
   std::string bundle;
+  std::size_t bundles = 0;
   for (std::size_t i = 0; i < options.size(); ++i) {
     if (options[i] == "--bundle" && i + 1 < options.size()) {
       bundle = options[++i];
+      ++bundles;
+    } else if (options[i] == "--bundle") {
+      spdlog::error("export-oci: --bundle needs a directory: --bundle DIR");
+      return kFailed;
     } else if (options[i].starts_with("--bundle=")) {
       bundle = options[i].substr(9);
+      ++bundles;
     } else {
       run_options.push_back(options[i]);
     }
+  }
+  if (bundles > 1) {
+    spdlog::error("export-oci: --bundle given {} times; give one directory", bundles);
+    return kFailed;
   }
   try {
     RunOptions run = parse_run_options(run_options, command);  // --help is answered here

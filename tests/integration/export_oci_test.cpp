@@ -75,14 +75,25 @@ TEST(ExportOci, TheBundleDirectoryIsNewOrEmptyAndItsOwnersAlone) {
   fs::create_symlink(victim, filled / "rootfs/etc/passwd");
   RunResult r = export_oci(filled.string(), {"--no-cwd", "--", "true"});
   EXPECT_EQ(r.exit_code, 125) << describe(r);
-  EXPECT_NE(r.err.find("not an empty directory"), std::string::npos) << describe(r);
+  EXPECT_NE(r.err.find("it is a directory that is not empty"), std::string::npos) << describe(r);
   EXPECT_EQ(read_file(victim), "untouched\n") << "export-oci wrote through the symlink";
   // A link to an empty directory is not followed either.
   fs::create_directories(work / "empty");
   fs::create_directory_symlink(work / "empty", work / "link");
   RunResult linked = export_oci(work / "link", {"--no-cwd", "--", "true"});
   EXPECT_EQ(linked.exit_code, 125) << describe(linked);
+  // Said as a symlink: "not an empty directory" read as wrong for a link to an empty one.
+  EXPECT_NE(linked.err.find("it is a symlink"), std::string::npos) << describe(linked);
   EXPECT_TRUE(fs::is_empty(work / "empty"));
+  write_file(work / "file", "");
+  RunResult file = export_oci(work / "file", {"--no-cwd", "--", "true"});
+  EXPECT_NE(file.err.find("it is a file"), std::string::npos) << describe(file);
+  // --bundle with no directory, or twice.
+  RunResult bare = run_jail({"export-oci", "--no-cwd", "--bundle", "--", "true"});
+  EXPECT_NE(bare.err.find("--bundle needs a directory"), std::string::npos) << describe(bare);
+  RunResult twice = export_oci(work / "a", {"--bundle", work / "b", "--no-cwd", "--", "true"});
+  EXPECT_EQ(twice.exit_code, 125) << describe(twice);
+  EXPECT_NE(twice.err.find("--bundle given 2 times"), std::string::npos) << describe(twice);
   // A new one is made 0700: config.json carries the environment (--pass-env included).
   const std::string fresh = work / "fresh";
   RunResult made = export_oci(fresh, {"--no-cwd", "--", "true"});

@@ -124,12 +124,15 @@ bool make_bundle_directory(const fs::path& dir) {
       fs::is_empty(dir, error) && !error && ::chmod(dir.c_str(), 0700) == 0) {
     return false;
   }
+  // Said as it is: "not an empty directory" read as wrong for a link to an empty one.
+  const char* what = !S_ISDIR(info.st_mode) && !S_ISLNK(info.st_mode) ? "a file"
+                     : S_ISLNK(info.st_mode) ? "a symlink (jail never writes a bundle through one)"
+                                             : "a directory that is not empty";
   throw Error(
       "bundle", err,
       err == EEXIST
-          ? fmt::format("cannot write the bundle in {}: it exists and is not an empty "
-                        "directory; give a new or empty one",
-                        dir.string())
+          ? fmt::format("cannot write the bundle in {}: it is {}; give a new or empty directory",
+                        dir.string(), what)
           : fmt::format("cannot create bundle directory {}: {}", dir.string(), std::strerror(err)));
 }
 
