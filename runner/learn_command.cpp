@@ -251,7 +251,10 @@ int learn_command(const std::vector<std::string>& options,
   if (result.dry_run && !run.log.quiet) print_dry_run_summary(*result.dry_run);
   reports->write(run, result);
   if (result.syscalls_seen.empty()) {
-    spdlog::error("policy learn: the tool made no syscall the supervisor saw; nothing written");
+    // A run that could not be set up has said why already; the tool never ran to make a call.
+    if (result.outcome != Outcome::setup_error && result.outcome != Outcome::internal_error) {
+      spdlog::error("policy learn: the tool made no syscall the supervisor saw; nothing written");
+    }
     return exit_code_for(result) == 0 ? kUsageExit : exit_code_for(result);
   }
 

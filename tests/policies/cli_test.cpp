@@ -114,6 +114,13 @@ TEST(Cli, BpfPrintsTheProgram) {
   EXPECT_NE(n.out.find("ret  USER_NOTIF"), std::string::npos);
 }
 
+// Two policies that decide alike printed nothing, as a command that did nothing would.
+TEST(Cli, DiffOfPoliciesThatDecideAlikeSaysSo) {
+  const CliRun same = run({"diff", "default", "default"});
+  EXPECT_EQ(same.code, 0);
+  EXPECT_EQ(same.out, "no differences: both decide every syscall alike\n");
+}
+
 TEST(Cli, UsageErrorsAndUnknownPolicies) {
   EXPECT_EQ(run({}).code, 2);
   EXPECT_EQ(run({"frobnicate"}).code, 2);
