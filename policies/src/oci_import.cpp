@@ -191,8 +191,10 @@ class Importer {
     return j.is_string() ? j.get<std::string>() : j.dump();
   }
 
+  // where: the action's place; errno_where: its errno number's (defaultErrnoRet, errnoRet), so
+  // that a bad number is not reported under the action that is fine.
   Action action_of(const json& name_j, const json* errno_ret, const std::string& where,
-                   std::string& note) const {
+                   const std::string& errno_where, std::string& note) const {
     if (!name_j.is_string()) fail(where, "expected an action name such as \"SCMP_ACT_ERRNO\"");
     std::string name = name_j.get<std::string>();
     if (name == "SCMP_ACT_ALLOW") return Action{ActionKind::allow, 0};
@@ -217,12 +219,12 @@ class Importer {
       long long value = 1;  // runc and crun use EPERM when errnoRet is absent
       if (errno_ret != nullptr && !errno_ret->is_null()) {
         if (!errno_ret->is_number_integer())
-          fail(where, "errnoRet must be a number, not " + errno_ret->dump());
+          fail(errno_where, "expected an errno number, not " + errno_ret->dump());
         value = errno_ret->get<long long>();
       }
       if (value < 1 || value > kMaxErrno)
-        fail(where,
-             "errnoRet " + std::to_string(value) + " is out of range 1 … " +
+        fail(errno_where,
+             "errno " + std::to_string(value) + " is out of range 1 … " +
                  std::to_string(kMaxErrno) +
                  (value == 0 ? " (errno 0 fakes success; the policy language refuses it)" : ""));
       return Action{ActionKind::errno_code, static_cast<std::uint16_t>(value)};
@@ -241,7 +243,8 @@ class Importer {
     const json* ret = p.contains("defaultErrnoRet") ? &p["defaultErrnoRet"] : nullptr;
     if (ret != nullptr && ret->is_number_integer())
       source_default_ += " (errno " + std::to_string(ret->get<long long>()) + ")";
-    default_ = action_of(p["defaultAction"], ret, "defaultAction", default_note_);
+    default_ =
+        action_of(p["defaultAction"], ret, "defaultAction", "defaultErrnoRet", default_note_);
     default_libseccomp_ = runtime_action(p["defaultAction"], ret);
   }
 
@@ -259,21 +262,48 @@ class Importer {
     return name;
   }
 
+  // The architectures runc and crun accept (libseccomp's names, as the runtime spec lists them);
+  // they refuse a profile with any other, so an import must not quietly drop a misspelt one.
+  static bool known_arch(std::string_view arch) {
+    static constexpr std::array<std::string_view, 23> kKnown = {
+        "X86",         "X86_64",   "X32",     "ARM",       "AARCH64", "LOONGARCH64",
+        "M68K",        "MIPS",     "MIPS64",  "MIPS64N32", "MIPSEL",  "MIPSEL64",
+        "MIPSEL64N32", "PPC",      "PPC64",   "PPC64LE",   "S390",    "S390X",
+        "PARISC",      "PARISC64", "RISCV64", "SH",        "SHEB"};
+    constexpr std::string_view kPrefix = "SCMP_ARCH_";
+    if (is_native(arch)) return true;
+    if (!arch.starts_with(kPrefix)) return false;
+    arch.remove_prefix(kPrefix.size());
+    return std::find(kKnown.begin(), kKnown.end(), arch) != kKnown.end();
+  }
+
   void read_architectures(const json& p) {
     std::vector<std::string> arches;
-    auto add = [&](const json& a) {
-      if (a.is_string() &&
-          std::find(arches.begin(), arches.end(), a.get<std::string>()) == arches.end())
-        arches.push_back(a.get<std::string>());
+    auto add = [&](const json& a, const std::string& where) {
+      if (!a.is_string()) fail(where, "expected an architecture's name, not " + a.dump());
+      const std::string& name = a.get_ref<const std::string&>();
+      if (!known_arch(name))
+        fail(where, "unknown architecture '" + name +
+                        "' (libseccomp's names, such as SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64; "
+                        "runc and crun refuse the profile)");
+      if (std::find(arches.begin(), arches.end(), name) == arches.end()) arches.push_back(name);
     };
-    if (p.contains("architectures") && p["architectures"].is_array())
-      for (const auto& a : p["architectures"]) add(a);
-    if (p.contains("archMap") && p["archMap"].is_array()) {
-      for (const auto& m : p["archMap"]) {
-        if (!m.is_object()) continue;
-        if (m.contains("architecture")) add(m["architecture"]);
-        if (m.contains("subArchitectures") && m["subArchitectures"].is_array())
-          for (const auto& a : m["subArchitectures"]) add(a);
+    auto add_all = [&](const json& list, const std::string& where) {
+      if (!list.is_array()) fail(where, "expected an array of architecture names");
+      for (std::size_t i = 0; i < list.size(); ++i)
+        add(list[i], where + "[" + std::to_string(i) + "]");
+    };
+    if (p.contains("architectures") && !p["architectures"].is_null())
+      add_all(p["architectures"], "architectures");
+    if (p.contains("archMap") && !p["archMap"].is_null()) {
+      if (!p["archMap"].is_array()) fail("archMap", "expected an array");
+      for (std::size_t i = 0; i < p["archMap"].size(); ++i) {
+        const json& m = p["archMap"][i];
+        const std::string where = "archMap[" + std::to_string(i) + "]";
+        if (!m.is_object()) fail(where, "expected an object");
+        if (m.contains("architecture")) add(m["architecture"], where + ".architecture");
+        if (m.contains("subArchitectures") && !m["subArchitectures"].is_null())
+          add_all(m["subArchitectures"], where + ".subArchitectures");
       }
     }
     for (const auto& a : arches)
@@ -353,7 +383,8 @@ class Importer {
       if (entry.names.empty()) fail(where, "an entry without 'names'");
       if (!e.contains("action")) fail(where, "an entry without 'action'");
       const json* ret = e.contains("errnoRet") ? &e["errnoRet"] : nullptr;
-      entry.action = action_of(e["action"], ret, where + ".action", entry.action_note);
+      entry.action =
+          action_of(e["action"], ret, where + ".action", where + ".errnoRet", entry.action_note);
       entry.libseccomp_action = runtime_action(e["action"], ret);
       if (e.contains("comment") && e["comment"].is_string()) entry.comment = e["comment"];
       if (e.contains("args") && !e["args"].is_null()) {

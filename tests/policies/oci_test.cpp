@@ -365,8 +365,26 @@ TEST(OciImport, RefusesWhatHasNoDefinedMeaning) {
   EXPECT_NE(refused(json{{"defaultAction", "SCMP_ACT_NOTIFY"}}).find("listener agent"),
             std::string::npos);
   EXPECT_NE(refused(json{{"defaultAction", "SCMP_ACT_ERRNO"}, {"defaultErrnoRet", 0}})
-                .find("errno 0 fakes success"),
+                .find("x.json: defaultErrnoRet: errno 0 is out of range"),
             std::string::npos);
+  EXPECT_NE(refused(json::parse(R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names":
+            ["read"], "action": "SCMP_ACT_ERRNO", "errnoRet": "EPERM"}]})"))
+                .find("x.json: syscalls[0].errnoRet: expected an errno number"),
+            std::string::npos);
+  // runc and crun refuse a profile naming an architecture libseccomp does not know; an import
+  // that dropped it as "another architecture" would hide the typo.
+  EXPECT_NE(refused(json{{"defaultAction", "SCMP_ACT_ALLOW"},
+                         {"architectures", {"SCMP_ARCH_X86_64", "SCMP_ARCH_FOO"}}})
+                .find("x.json: architectures[1]: unknown architecture 'SCMP_ARCH_FOO'"),
+            std::string::npos);
+  EXPECT_NE(refused(json::parse(R"({"defaultAction": "SCMP_ACT_ALLOW", "archMap": [{
+            "architecture": "SCMP_ARCH_X86_64", "subArchitectures": ["X86"]}]})"))
+                .find("x.json: archMap[0].subArchitectures[0]: unknown architecture 'X86'"),
+            std::string::npos);
+  EXPECT_EQ(refused(json{{"defaultAction", "SCMP_ACT_ALLOW"},
+                         {"architectures",
+                          {"SCMP_ARCH_X86_64", "SCMP_ARCH_LOONGARCH64", "SCMP_ARCH_RISCV64"}}}),
+            "no error");
   EXPECT_NE(refused(json{{"ociVersion", "1.0.2"}}).find("not a seccomp profile"),
             std::string::npos);
   EXPECT_NE(refused(json{{"linux", {{"seccomp", json::object()}}}})
