@@ -165,7 +165,10 @@ class Builder {
     const ElfInfo none;
     const auto found = resolver_.find(soname, "/", none, {});
     if (!found)
-      throw BuildError(fmt::format("library {} (from the recipe) is not on this host", soname));
+      throw BuildError(fmt::format(
+          "library {} is not on this host (looked where the dynamic linker looks); install the "
+          "package that has it, or leave it out of --library and the recipe",
+          soname));
     add_path(*found, {}, Kind::program);
     link_if_only_cached(soname, *found, {});
   }
@@ -414,8 +417,11 @@ bool check_out(const fs::path& out, bool replace) {
   return true;
 }
 
-// The finished root goes to OUT in one rename; one it replaces is removed after.
-void publish(const fs::path& staging, const fs::path& out, bool replacing) {
+// The finished root goes to OUT in one rename; one it replaces is removed after, but only when
+// it still is what check_out let through (a build can take minutes, and OUT may have been filled
+// or replaced meanwhile): otherwise the two are swapped back. `staging` is cleared when what it
+// holds is not the builder's to remove.
+void publish(fs::path& staging, const fs::path& out, bool replacing) {
   if (!replacing) {
     if (::rename(staging.c_str(), out.c_str()) != 0) {
       throw BuildError(
@@ -426,6 +432,24 @@ void publish(const fs::path& staging, const fs::path& out, bool replacing) {
   if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, out.c_str(), RENAME_EXCHANGE) != 0) {
     throw BuildError(fmt::format("cannot put the new root in place of {}: {}", out.string(),
                                  std::strerror(errno)));
+  }
+  struct stat info {};
+  const bool as_checked = ::lstat(staging.c_str(), &info) == 0 && S_ISDIR(info.st_mode) &&
+                          (is_empty_directory(staging) || is_a_built_root(staging));
+  if (!as_checked) {
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, out.c_str(), RENAME_EXCHANGE) != 0) {
+      const int err = errno;
+      const fs::path kept = staging;
+      staging.clear();
+      throw BuildError(fmt::format(
+          "{} changed during the build and is no longer a root jail rootfs build made; it is "
+          "now in {} and the new root in {} (cannot swap them back: {})",
+          out.string(), kept.string(), out.string(), std::strerror(err)));
+    }
+    throw BuildError(fmt::format(
+        "{} changed during the build and is no longer empty or a root jail rootfs build made; "
+        "left as it is, and the new root not kept",
+        out.string()));
   }
   std::error_code error;
   fs::remove_all(staging, error);  // the old root now

@@ -53,6 +53,10 @@ void add_recipe(BuildRequest& request, const std::string& name_or_path) {
     throw BuildError(
         fmt::format("recipe {} is a directory; give a recipe's .toml file", name_or_path));
   }
+  if (!fs::exists(status) && is_path) {
+    // A file the caller named: the shipped recipes are no help, the path is.
+    throw BuildError(fmt::format("recipe file {} does not exist", name_or_path));
+  }
   if (!fs::exists(status)) {
     std::string known;
     for (const auto& entry : fs::directory_iterator(recipe_dir(), unreadable)) {

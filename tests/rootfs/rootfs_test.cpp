@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include "rootfs/builder.hpp"
 #include "rootfs/elf.hpp"
@@ -273,6 +275,40 @@ TEST(RootfsBuild, AnOutThatHoldsSomethingIsOnlyEverReplacedAsABuiltRoot) {
   EXPECT_NE(slash.text.find("over /"), std::string::npos) << slash.text;
 }
 
+// --replace checked OUT once, before a build that can take minutes: whatever was at OUT when the
+// build ended was removed, even what someone put there meanwhile.
+TEST(RootfsBuild, AnOutChangedDuringTheBuildIsNotRemoved) {
+  TempDir dir;
+  const std::string root = (dir.path() / "root").string();
+  ASSERT_EQ(run(jail() + " rootfs build " + root + " --binary true").status, 0);
+  // Enough files that the build lasts long past the moment the test sees it start.
+  const fs::path tree = dir.path() / "tree";
+  fs::create_directories(tree);
+  for (int i = 0; i < 30000; ++i) std::ofstream(tree / ("f" + std::to_string(i)));
+  Output build;
+  std::thread builder([&] {
+    build = run(jail() + " rootfs build " + root + " --tree " + tree.string() + " --replace");
+  });
+  const auto building = [&] {
+    for (const auto& entry : fs::directory_iterator(dir.path()))
+      if (entry.path().filename().string().starts_with(".root.building-")) return true;
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!building() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  const bool seen = building();
+  // Someone takes the directory over while the build goes on.
+  fs::remove(root + "/.jail-rootfs");
+  write(root + "/precious", "not a root any more\n");
+  builder.join();
+  ASSERT_TRUE(seen) << "the build was not seen to start\n" << build.text;
+  EXPECT_EQ(build.status, 1) << build.text;
+  EXPECT_NE(build.text.find("changed during the build"), std::string::npos) << build.text;
+  EXPECT_TRUE(fs::exists(root + "/precious")) << build.text;
+  EXPECT_FALSE(building()) << "the new root is not left beside OUT";
+}
+
 // No file in a root is set-uid or set-gid: a copy owned by the builder (root) would be a new
 // set-uid program on the host, and a hard link would keep the old one past the host's upgrade.
 TEST(RootfsBuild, SetIdProgramsComeWithoutTheirBits) {
@@ -396,6 +432,20 @@ TEST(RootfsBuild, BadInputIsNamed) {
   const Output unknown = run(jail() + " rootfs build " + out + " --recipe no-such-recipe");
   EXPECT_EQ(unknown.status, 1);
   EXPECT_NE(unknown.text.find("python3"), std::string::npos) << unknown.text;  // lists what exists
+
+  // A path is the caller's own file: named as missing, not answered with the shipped list.
+  const Output missing_file =
+      run(jail() + " rootfs build " + out + " --recipe " + (dir.path() / "nope.toml").string());
+  EXPECT_EQ(missing_file.status, 1) << missing_file.text;
+  EXPECT_NE(missing_file.text.find("recipe file " + (dir.path() / "nope.toml").string() +
+                                   " does not exist"),
+            std::string::npos)
+      << missing_file.text;
+  const Output library = run(jail() + " rootfs build " + out + " --library libnone-such.so.9");
+  EXPECT_EQ(library.status, 1) << library.text;
+  EXPECT_NE(library.text.find("library libnone-such.so.9 is not on this host"), std::string::npos)
+      << library.text;
+  EXPECT_EQ(library.text.find("from the recipe"), std::string::npos) << library.text;
 
   const Output long_name =
       run(jail() + " rootfs build " + out + " --recipe " + std::string(300, 'a'));
