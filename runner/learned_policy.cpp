@@ -26,6 +26,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// "1 call", "2 calls": the counts are read by people reviewing the policy.
+std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 // The argument whose values are worth a condition, and whether the kernel reads it as 32 bits.
 const std::map<std::string, int> kConditionArgument = {
     {"ioctl", 1}, {"socket", 0}, {"clone", 0}, {"prctl", 0}, {"fcntl", 1}};
@@ -98,12 +103,13 @@ std::string rules_text(const std::vector<SyscallUse>& seen,
     const std::string rule = rule_for(use);
     if (policy::is_dangerous_syscall(use.name)) {
       dangerous += fmt::format(
-          "# REVIEW: {} is dangerous; the learning run used it {} times. Remove this rule unless "
+          "# REVIEW: {} is dangerous; the learning run used it {}. Remove this rule unless "
           "the tool truly needs it.\n{}\n",
-          use.name, use.count, rule);
+          use.name, use.count == 1 ? std::string("once") : counted(use.count, "time", "times"),
+          rule);
     } else if (rule.find(" if ") != std::string::npos) {
-      conditional +=
-          fmt::format("# {}: {} calls, these values seen\n{}\n", use.name, use.count, rule);
+      conditional += fmt::format("# {}: {}, these values seen\n{}\n", use.name,
+                                 counted(use.count, "call", "calls"), rule);
     } else {
       names.push_back(fmt::format("{}", use.name));
     }
@@ -204,10 +210,11 @@ std::string learned_policy_text(const std::vector<SyscallUse>& seen, const Learn
   std::uint64_t calls = 0;
   for (const auto& use : seen) calls += use.count;
   return fmt::format(
-      "# Learned by `jail policy learn` on {} from:\n#   {}\n# {} distinct syscalls, {} calls. "
+      "# Learned by `jail policy learn` on {} from:\n#   {}\n# {}, {}. "
       "Review it before use: it allows what one run needed.\ndefault {}\n\n{}",
-      today(), quoted_command(options.command), seen.size(), calls, options.default_action,
-      rules_text(seen, kNeededByJail));
+      today(), quoted_command(options.command),
+      counted(seen.size(), "distinct syscall", "distinct syscalls"),
+      counted(calls, "call", "calls"), options.default_action, rules_text(seen, kNeededByJail));
 }
 
 std::optional<std::string> default_action_problem(const std::string& action) {
@@ -252,7 +259,7 @@ std::string merge_into(const MergeBase& base, const std::vector<SyscallUse>& see
     }
     if (!allowed) {
       missing.push_back(use);
-      added.push_back(fmt::format("{} ({} calls)", use.name, use.count));
+      added.push_back(fmt::format("{} ({})", use.name, counted(use.count, "call", "calls")));
     }
   }
   // jail's own calls are written once: a merge into a policy that allows them (one learned

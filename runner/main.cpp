@@ -71,8 +71,9 @@ int dispatch(int argc, char** argv) {
                             return o == "-h" || o == "--help";
                           }) != options.end();
   if (!after_separator && !wants_help) {
-    // A first word that is no option is most often a subcommand misspelt ("jail sesions").
-    const std::string near = argc >= 2 && argv[1][0] != '-'
+    // A first word that is no option is most often a subcommand misspelt ("jail sesions"); after
+    // a subcommand that was spelt right ("jail run sh"), the '--' is what is missing.
+    const std::string near = first == 1 && argc >= 2 && argv[1][0] != '-'
                                  ? jail::policy::detail::did_you_mean(argv[1], kSubcommands)
                                  : "";
     if (!near.empty()) {

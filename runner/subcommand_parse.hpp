@@ -19,14 +19,20 @@ inline constexpr int kBadInvocationExit = 2;
 
 // nullopt: parsed, go on; otherwise the exit code.
 [[nodiscard]] inline std::optional<int> parse_subcommand(CLI::App& app, int argc, char** argv) {
-  // A misspelt subcommand: CLI11 says only "A subcommand is required", naming neither.
-  if (app.get_require_subcommand_min() > 0 && argc >= 2 && argv[1][0] != '-') {
+  // No subcommand or a misspelt one: CLI11 says only "A subcommand is required", naming neither
+  // what was wrong nor what would do.
+  if (app.get_require_subcommand_min() > 0 && (argc < 2 || argv[1][0] != '-')) {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
       names.push_back(sub->get_name());
+    std::string listed;
+    for (const std::string& name : names) listed += (listed.empty() ? "" : ", ") + name;
+    if (argc < 2) {
+      std::fprintf(stderr, "%s: give one of its subcommands: %s (each takes --help)\n",
+                   app.get_name().c_str(), listed.c_str());
+      return kBadInvocationExit;
+    }
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      std::string listed;
-      for (const std::string& name : names) listed += (listed.empty() ? "" : ", ") + name;
       std::fprintf(stderr,
                    "%s: '%s' is not one of its subcommands%s; they are: %s (each takes --help)\n",
                    app.get_name().c_str(), argv[1],

@@ -51,8 +51,14 @@ TEST_P(BadInput, UnknownFlag) {
 }
 
 TEST_P(BadInput, MissingDoubleDash) {
-  expect_setup_failure({"sh", "-c", "echo tool-ran"});
-  expect_setup_failure({"run", "sh", "-c", "echo tool-ran"});
+  expect_setup_failure({"sh", "-c", "echo tool-ran"}, "missing '--' before the command");
+  // A subcommand spelt right was offered to itself: "'run' is not a subcommand (did you mean
+  // run?)".
+  for (const char* subcommand : {"run", "export-oci"}) {
+    expect_setup_failure({subcommand, "sh", "-c", "echo tool-ran"},
+                         "missing '--' before the command");
+  }
+  expect_setup_failure({"policy", "learn", "-o", "p", "sh"}, "missing '--' before the command");
   expect_setup_failure({"--hostname", "x", "sh", "-c", "echo tool-ran"});
 }
 
@@ -64,7 +70,12 @@ TEST_P(BadInput, AMisspeltSubcommandIsNamedWithTheNearestOne) {
        {std::pair{std::vector<std::string>{"policy", "expalin", "default"},
                   "'expalin' is not one of its subcommands (did you mean explain?)"},
         std::pair{std::vector<std::string>{"rootfs", "biuld", "out"},
-                  "'biuld' is not one of its subcommands (did you mean build?)"}}) {
+                  "'biuld' is not one of its subcommands (did you mean build?)"},
+        // Given none at all: the ones there are.
+        std::pair{std::vector<std::string>{"rootfs"},
+                  "jail rootfs: give one of its subcommands: build, check"},
+        std::pair{std::vector<std::string>{"policy"},
+                  "jail policy: give one of its subcommands: check"}}) {
     const RunResult r = run(args);
     EXPECT_EQ(r.exit_code, 2) << describe(r);
     EXPECT_NE(r.err.find(named), std::string::npos) << describe(r);

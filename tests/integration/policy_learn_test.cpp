@@ -65,6 +65,19 @@ TEST_P(PolicyLearnMerge, ASyscallWithMoreArgumentSetsThanKeptIsAdded) {
       << describe(again) << read_file(merged).value_or("");
 }
 
+// Counts are read by the person reviewing the merge: "1 calls" read as a slip.
+TEST_P(PolicyLearnMerge, ACallMadeOnceIsCountedInTheSingular) {
+  write_file(cwd_ / "old.policy", "default allow\nerrno EPERM getpriority\n");
+  const std::string merged = cwd_ / "merged.policy";
+  RunResult learn =
+      run(concat({{"policy", "learn", "--no-cwd", "--merge", cwd_ / "old.policy", "-o", merged},
+                  probe_mount(),
+                  {"--", probe("sc_raw"), std::to_string(SYS_getpriority), "0", "0"}}));
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  EXPECT_NE(learn.err.find("jail: added getpriority (1 call)\n"), std::string::npos)
+      << describe(learn);
+}
+
 // jail's own calls (execve, write, exit_group) were written again at each merge, even into a
 // policy that allows them, and `jail policy check` then warned that each rule never applies.
 TEST_P(PolicyLearnMerge, JailsOwnCallsAreWrittenOnceAcrossMerges) {
