@@ -238,6 +238,13 @@ int changes_command(int argc, char** argv) {
   }
   const dr::Session session = open(common);
   const std::vector<dr::Change> changes = dr::changes(session);
+  if (dr::in_use(session)) {
+    // Read while the tool may still write: a snapshot, not to be taken for the final review.
+    fmt::print(stderr,
+               "jail: session {} is in use (its dry run is still going, or a commit or undo of "
+               "it): these are its changes as of now\n",
+               session.id);
+  }
   if (session.state == "committed" && !json) {
     // Changes are read against the host, which now holds them: say why the list is short.
     fmt::print(stderr,

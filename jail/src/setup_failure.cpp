@@ -26,12 +26,16 @@ std::string origin_of(const OpDescription& op) {
   return op.origin.empty() ? "" : fmt::format(" (from {})", op.origin);
 }
 
-// A bind refused with EINVAL by mount(2) itself: the target jail made or found is of the other
-// type than the source (jail makes a missing target of the source's type, so it was there).
-std::string type_mismatch_hint(const std::string& source) {
-  struct stat info {};
-  if (::stat(source.c_str(), &info) != 0) return "";
-  return S_ISDIR(info.st_mode) ? ": the source is a directory and the target in the jail is not "
+// A bind refused with EINVAL by mount(2) itself, most often because the target jail found is of
+// the other type than the source (jail makes a missing target of the source's type). The jail's
+// root shows the host's paths (or the --rootfs's), so the target is looked at there; when the
+// types agree, EINVAL had another cause and no hint is given rather than a wrong one.
+std::string type_mismatch_hint(const std::string& source, const std::string& target_seen) {
+  struct stat from {
+  }, to{};
+  if (::stat(source.c_str(), &from) != 0 || ::stat(target_seen.c_str(), &to) != 0) return "";
+  if (S_ISDIR(from.st_mode) == S_ISDIR(to.st_mode)) return "";
+  return S_ISDIR(from.st_mode) ? ": the source is a directory and the target in the jail is not "
                                  "(a directory mounts only on a directory)"
                                : ": the source is a file and the target in the jail is a "
                                  "directory (a file mounts only on a file)";
@@ -39,7 +43,7 @@ std::string type_mismatch_hint(const std::string& source) {
 
 std::string mount_hint(Step step, int err, const OpDescription& op, const FailureContext& context) {
   if (step == Step::mount && err == EINVAL && !op.source.empty() && op.source.front() == '/') {
-    return type_mismatch_hint(op.source);
+    return type_mismatch_hint(op.source, context.rootfs + op.target);
   }
   if (step == Step::create_mount_target && err == ENOENT && op.target.starts_with("/proc/")) {
     return ": /proc is the jail's own procfs, where no new path can be made; mount elsewhere";

@@ -484,9 +484,14 @@ TEST_P(DryRun, ReadOnlyDirectoriesCommitWithTheirContent) {
 
 // A file name (or an argument) that is not UTF-8 is recorded exactly: the session could not be
 // written or committed ("internal error"), its JSON being UTF-8 only.
+// An overlong form (C0 80) passed a loose UTF-8 check, and nlohmann then refused to write the
+// manifest: the session stayed unfinished and could never be committed.
 TEST_P(DryRun, NamesThatAreNotUtf8AreCommittedExactly) {
   const std::string name = "bad\xffname";
-  ASSERT_EQ(dry_run("touch \"$(printf 'bad\\377name')\" && : '\xfe'").exit_code, 0);
+  ASSERT_EQ(dry_run("touch \"$(printf 'bad\\377name')\" \"$(printf 'over\\300\\200long')\" && "
+                    ": '\xfe'")
+                .exit_code,
+            0);
   const std::string id = session_id();
   const RunResult listed = session_command({"changes", id, "--json"});
   EXPECT_EQ(listed.exit_code, 0) << describe(listed);
@@ -496,9 +501,15 @@ TEST_P(DryRun, NamesThatAreNotUtf8AreCommittedExactly) {
     found = found || change.at("relative") == nlohmann::json{{"hex", "626164ff6e616d65"}};
   }
   EXPECT_TRUE(found) << listed.out;
+  found = false;
+  for (const auto& change : nlohmann::json::parse(listed.out)) {
+    found = found || change.at("relative") == nlohmann::json{{"hex", "6f766572c0806c6f6e67"}};
+  }
+  EXPECT_TRUE(found) << listed.out;
   const RunResult commit = session_command({"commit", id});
   ASSERT_EQ(commit.exit_code, 0) << describe(commit);
   EXPECT_TRUE(fs::exists(project_ + "/" + name));
+  EXPECT_TRUE(fs::exists(project_ + "/over\xc0\x80long"));
   const RunResult undo = session_command({"undo", id});
   EXPECT_EQ(undo.exit_code, 0) << describe(undo);
   EXPECT_FALSE(fs::exists(project_ + "/" + name));
@@ -538,6 +549,20 @@ TEST_P(DryRun, CommitPathsNameTheEntryItselfWithOrWithoutASlash) {
   EXPECT_EQ(snapshot(project_), expected) << "L itself and sub, and a.txt left as it was";
 }
 
+// The bound directory asked for through a symlink to it (~/proj -> /srv/proj, or $PWD after a
+// cd through one): its last name was kept unresolved, and the commit said "not among the changes".
+TEST_P(DryRun, CommitOfTheBoundDirectoryThroughASymlinkToIt) {
+  ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
+  const std::string id = session_id();
+  const std::string link = cwd_ / "project-link";
+  ASSERT_EQ(::symlink(project_.c_str(), link.c_str()), 0);
+  const RunResult commit = session_command({"commit", id, link});
+  ASSERT_EQ(commit.exit_code, 0) << describe(commit);
+  Tree expected = before_;
+  expected["new.txt"] = "file 0644 new\n";
+  EXPECT_EQ(snapshot(project_), expected);
+}
+
 TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   ASSERT_EQ(dry_run("echo new > new.txt").exit_code, 0);
   const std::string id = session_id();
@@ -559,6 +584,20 @@ TEST_P(DryRun, SessionsListsAndDiscardRemoves) {
   EXPECT_NE(gone.err.find("no session " + id), std::string::npos) << describe(gone);
 }
 
+// Dry runs started within one second were listed in the order of their ids' random suffixes.
+TEST_P(DryRun, SessionsAreListedInTheOrderTheyBegan) {
+  for (const char* name : {"first", "second", "third"})
+    ASSERT_EQ(dry_run(std::string("echo x > ") + name).exit_code, 0);
+  const RunResult list = run({"sessions", "--session-dir", sessions_, "--json"});
+  ASSERT_EQ(list.exit_code, 0) << describe(list);
+  std::vector<std::string> order;
+  for (const auto& session : nlohmann::json::parse(list.out))
+    order.push_back(session.at("command").back().get<std::string>());
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"echo x > first", "echo x > second", "echo x > third"}))
+      << list.out;
+}
+
 // A session in use by its dry run was listed as pending, and `jail discard` removed its layers
 // from under the running tool (which then could not write, and the run still exited 0).
 TEST_P(DryRun, ALiveSessionIsShownRunningAndIsNotDiscarded) {
@@ -575,6 +614,11 @@ TEST_P(DryRun, ALiveSessionIsShownRunningAndIsNotDiscarded) {
   EXPECT_EQ(discard.exit_code, 1) << describe(discard);
   EXPECT_NE(discard.err.find("is in use: its dry run is still going"), std::string::npos)
       << describe(discard);
+  // Read while the tool still writes: said to be a snapshot, not the run's whole work.
+  const RunResult early = session_command({"changes", id, "--stat"});
+  EXPECT_EQ(early.exit_code, 0) << describe(early);
+  EXPECT_NE(early.err.find("these are its changes as of now"), std::string::npos)
+      << describe(early);
   const RunResult ended = live->wait();
   EXPECT_EQ(ended.exit_code, 0) << describe(ended);
   EXPECT_EQ(ended.err.find("cannot"), std::string::npos) << describe(ended);

@@ -104,6 +104,22 @@ TEST(ExportOci, TheBundleDirectoryIsNewOrEmptyAndItsOwnersAlone) {
   // And an export into it again is refused, not half rewritten.
   RunResult again = export_oci(fresh, {"--no-cwd", "--", "true"});
   EXPECT_EQ(again.exit_code, 125) << describe(again);
+  // An empty directory the caller may write into but not chmod (root's, 0777): named with its
+  // own error; it was "a directory that is not empty".
+  const std::string shared = work / "shared";
+  fs::create_directories(shared);
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  RunOptions unprivileged;
+  unprivileged.caller = Caller::unprivileged;
+  unprivileged.cwd = "/";
+  RunResult not_mine =
+      run_jail({"export-oci", "--bundle", shared, "--no-cwd", "--", "true"}, unprivileged);
+  EXPECT_EQ(not_mine.exit_code, 125) << describe(not_mine);
+  EXPECT_NE(not_mine.err.find("cannot make it its owner's alone (chmod 0700): Operation not "
+                              "permitted"),
+            std::string::npos)
+      << describe(not_mine);
+  EXPECT_TRUE(fs::is_empty(shared));
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 namespace jail {
 
+// Well-formed UTF-8 as JSON libraries require it: no overlong form, surrogate or code point
+// above U+10FFFF.
 [[nodiscard]] bool valid_utf8(std::string_view text);
 
 // A JSON string when `text` is UTF-8, else {"hex": "…"} of its bytes; text_from reads either
@@ -18,8 +20,10 @@ namespace jail {
 [[nodiscard]] std::string text_from(const nlohmann::json& j);
 
 // `text` for a terminal: a backslash is "\\", and every byte that is a control character (C0,
-// DEL, or C1 such as CSI written in UTF-8) or not part of valid UTF-8 is "\xNN", so that no two
-// names print alike and nothing printed moves the cursor or changes colours.
+// DEL, or C1 such as CSI written in UTF-8), a character shown as nothing or reordering what
+// follows (zero-width and bidirectional format characters, U+2028/2029, U+FEFF) or not part of
+// valid UTF-8 is "\xNN", so that no two names print alike and nothing printed moves the cursor,
+// changes colours or reorders the line.
 [[nodiscard]] std::string printable(std::string_view text);
 
 }  // namespace jail

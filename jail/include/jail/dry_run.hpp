@@ -53,6 +53,9 @@ struct Session {
   std::vector<std::string> command;
   std::string spec_digest;
   std::time_t created = 0;
+  // Nanoseconds past `created`: dry runs started within one second list in the order they began
+  // (the id's suffix is random). 0 in a manifest written before it was kept.
+  long created_ns = 0;
   std::string state;  // "pending", "committed", "undone"
   std::vector<Bind> binds;
 };
@@ -78,6 +81,9 @@ struct SessionSummary {
   std::string status;
 };
 [[nodiscard]] std::vector<SessionSummary> list_sessions(const std::string& sessions_dir);
+
+// Whether the session is in use now: its dry run still going, or a commit, undo or discard of it.
+[[nodiscard]] bool in_use(const Session& session);
 
 // What the tool changed, in path order. Reads overlay whiteouts and opaque directories.
 [[nodiscard]] std::vector<Change> changes(const Session& session);

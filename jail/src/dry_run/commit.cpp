@@ -37,15 +37,25 @@ bool within(const fs::path& inner, const fs::path& outer) {
 
 // A path asked for names the entry itself: its last name is never followed (a symlink among the
 // changes is that symlink, not the file it points to), while the directories above it are
-// resolved, as the session recorded the bound directory's real path. "sub/" is "sub".
-std::vector<fs::path> wanted_paths(const std::vector<std::string>& paths) {
+// resolved, as the session recorded the bound directory's real path. "sub/" is "sub". A path
+// outside every bound directory that leads into one through a symlink (~/proj -> /srv/proj, the
+// directory that was bound) is followed all the way: it names no change of its own.
+std::vector<fs::path> wanted_paths(const Session& session, const std::vector<std::string>& paths) {
+  const auto in_a_bind = [&](const fs::path& path) {
+    return std::any_of(session.binds.begin(), session.binds.end(),
+                       [&](const Bind& bind) { return within(path, bind.host_dir); });
+  };
   std::vector<fs::path> wanted;
   for (const std::string& path : paths) {
     fs::path asked = fs::absolute(path).lexically_normal();
     if (asked.filename().empty() && asked != asked.root_path()) asked = asked.parent_path();
-    wanted.push_back(asked == asked.root_path()
-                         ? asked
-                         : fs::weakly_canonical(asked.parent_path()) / asked.filename());
+    if (asked == asked.root_path()) {
+      wanted.push_back(asked);
+      continue;
+    }
+    const fs::path entry = fs::weakly_canonical(asked.parent_path()) / asked.filename();
+    const fs::path followed = fs::weakly_canonical(asked);
+    wanted.push_back(!in_a_bind(entry) && in_a_bind(followed) ? followed : entry);
   }
   return wanted;
 }
@@ -64,7 +74,7 @@ bool selected(const Change& change, const std::vector<fs::path>& wanted) {
 }
 
 std::vector<Change> chosen_changes(const Session& session, const CommitOptions& options) {
-  const std::vector<fs::path> wanted = wanted_paths(options.paths);
+  const std::vector<fs::path> wanted = wanted_paths(session, options.paths);
   std::vector<Change> chosen;
   for (Change& change : changes(session)) {
     if (selected(change, wanted)) chosen.push_back(std::move(change));

@@ -75,6 +75,7 @@ Manifest read_manifest(const std::string& session_dir) {
     for (const json& word : doc.at("command")) session.command.push_back(text_from(word));
     session.spec_digest = doc.at("spec_digest").get<std::string>();
     session.created = doc.at("created").get<std::time_t>();
+    session.created_ns = doc.value("created_ns", 0L);
     session.state = doc.at("state").get<std::string>();
     for (const json& bind : doc.at("binds")) {
       session.binds.push_back({text_from(bind.at("host_dir")), text_from(bind.at("target"))});
@@ -102,6 +103,7 @@ void write_manifest(const Manifest& manifest) {
            {"command", command},
            {"spec_digest", session.spec_digest},
            {"created", session.created},
+           {"created_ns", session.created_ns},
            {"state", session.state},
            {"finished", manifest.finished},
            {"binds", json::array()},

@@ -168,7 +168,10 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   session.dir = (sessions / session.id).string();
   session.command = spec.dry_run->command.empty() ? spec.argv : spec.dry_run->command;
   session.spec_digest = spec_digest(spec);
-  session.created = std::time(nullptr);
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  session.created = now.tv_sec;
+  session.created_ns = now.tv_nsec;
   session.state = "pending";
   std::vector<std::string> origins;  // what asked for each layer, for messages
   std::vector<std::string> points;   // the host's mount points, read for the first layer
@@ -207,6 +210,10 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   // Held until the run has ended and its changes are recorded: `jail discard` removed a live
   // session's layers from under the tool, and `jail sessions` showed it as pending.
   recorder->in_use_ = lock_session(session);
+  // Written first without the baseline, which can take long to record: a jail killed meanwhile
+  // leaves a session that `jail sessions` lists as unfinished and `jail discard` removes, not a
+  // directory no command knows.
+  write_manifest(recorder->manifest_);
   make_private_dir(session.dir + "/layers");
   for (std::size_t layer = 0; layer < session.binds.size(); ++layer) {
     const std::string& host_dir = session.binds[layer].host_dir;

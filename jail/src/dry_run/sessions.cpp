@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -137,8 +138,8 @@ std::vector<SessionSummary> list_sessions(const std::string& sessions_dir) {
     out.push_back(std::move(summary));
   }
   std::sort(out.begin(), out.end(), [](const SessionSummary& a, const SessionSummary& b) {
-    return a.session.created < b.session.created ||
-           (a.session.created == b.session.created && a.session.id < b.session.id);
+    return std::tie(a.session.created, a.session.created_ns, a.session.id) <
+           std::tie(b.session.created, b.session.created_ns, b.session.id);
   });
   return out;
 }
@@ -153,7 +154,8 @@ UniqueFd lock_session(const Session& session) {
                                   "commit`, `jail undo` or `jail discard` of it is running; wait "
                                   "for it to end",
                                   session.id)
-                    : fmt::format("cannot open {}: {}", session.dir, std::strerror(err)));
+                    : fmt::format("cannot {} {}: {}", fd.valid() ? "lock" : "open", session.dir,
+                                  std::strerror(err)));
   }
   return fd;
 }
@@ -162,6 +164,10 @@ bool session_in_use(const std::string& dir) {
   const UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   // Taken and let go at once (the fd's close drops it): only whether it could be had counts.
   return fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
+bool in_use(const Session& session) {
+  return session_in_use(session.dir);
 }
 
 void discard(const Session& session) {

@@ -120,9 +120,21 @@ bool make_bundle_directory(const fs::path& dir) {
   if (!error && ::mkdir(dir.c_str(), 0700) == 0) return true;
   const int err = error ? error.value() : errno;
   struct stat info {};
-  if (err == EEXIST && ::lstat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode) &&
-      fs::is_empty(dir, error) && !error && ::chmod(dir.c_str(), 0700) == 0) {
-    return false;
+  if (err == EEXIST && ::lstat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    // One that cannot be read or made private is named with its own error, not "not empty".
+    const bool empty = fs::is_empty(dir, error);
+    if (error) {
+      throw Error("bundle", error.value(),
+                  fmt::format("cannot use {} for the bundle: cannot read it: {}", dir.string(),
+                              error.message()));
+    }
+    if (empty) {
+      if (::chmod(dir.c_str(), 0700) == 0) return false;
+      throw Error("bundle", errno,
+                  fmt::format("cannot use {} for the bundle: cannot make it its owner's alone "
+                              "(chmod 0700): {}",
+                              dir.string(), std::strerror(errno)));
+    }
   }
   // Said as it is: "not an empty directory" read as wrong for a link to an empty one.
   const char* what = !S_ISDIR(info.st_mode) && !S_ISLNK(info.st_mode) ? "a file"
