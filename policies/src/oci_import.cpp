@@ -467,6 +467,15 @@ class Importer {
     return c;
   }
 
+  // The baseline's rule for `nr` when it decides every call of it (clone3 → ENOSYS), read from
+  // the baseline every policy loads first; nullptr otherwise.
+  static const Rule* baseline_decides(int nr) {
+    static const LoadResult bare = try_parse_policy("default allow\n", "bare.policy");
+    if (!bare.policy) return nullptr;
+    const std::vector<const Rule*> rules = bare.policy->rules_for(nr);
+    return !rules.empty() && !rules.front()->condition ? rules.front() : nullptr;
+  }
+
   void resolve() {
     // nr → the entries naming it, in profile order; per entry the names that take effect.
     std::map<int, std::vector<std::size_t>> by_nr;
@@ -501,6 +510,12 @@ class Importer {
         }
         if (entries_[i].libseccomp_action == default_libseccomp_) {
           same_as_default_[i].push_back(name);
+          continue;
+        }
+        if (const Rule* first = baseline_decides(*nr)) {
+          // A rule after it would never apply, and `jail policy check` would say so of the
+          // import (Docker's and Podman's clone3 entry): kept as a comment instead.
+          by_baseline_[i].push_back(name + " (the baseline: " + to_string(first->action) + ")");
           continue;
         }
         by_nr[*nr].push_back(i);
@@ -611,6 +626,9 @@ class Importer {
         block += comment(tag + " (" + join(it->second, " ") +
                          ") has the default's action: libseccomp refuses such rules and runc "
                          "skips them.");
+      if (auto it = by_baseline_.find(i); it != by_baseline_.end())
+        block += comment(tag + " does not apply to " + join(it->second, ", ") +
+                         ": the jail's baseline decides it first, without conditions.");
       if (auto it = overridden_.find(i); it != overridden_.end())
         for (const auto& [name, by] : it->second)
           block += comment(tag + " does not apply to " + name + ": syscalls[" + std::to_string(by) +
@@ -660,6 +678,7 @@ class Importer {
   std::vector<std::set<std::string>> effective_;  // per entry, the names it decides
   std::map<std::size_t, std::vector<std::string>> same_as_default_;
   std::map<std::size_t, std::vector<std::pair<std::string, std::size_t>>> overridden_;
+  std::map<std::size_t, std::vector<std::string>> by_baseline_;
 };
 
 }  // namespace

@@ -93,6 +93,7 @@ TEST(PolicyDiff, DefaultVersusPythonMatchesExpectations) {
   RunResult same = run_jail({"policy", "diff", "default", "default"});
   EXPECT_EQ(same.exit_code, 0) << describe(same);
   EXPECT_TRUE(same.out.empty()) << same.out;
+  EXPECT_NE(same.err.find("no differences"), std::string::npos) << describe(same);
   RunResult narrower = run_jail({"policy", "diff", "default", "python"});
   EXPECT_EQ(narrower.exit_code, 0) << describe(narrower);
   EXPECT_NE(narrower.out.find("allow if arg0 in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}"),

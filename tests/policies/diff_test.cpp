@@ -253,6 +253,7 @@ TEST_F(DiffCli, ExitZeroWhenNotWiderOneWhenWider) {
   CliRun same = run({"default", std::string(POLICY_SHIPPED_DIR) + "/default.policy"});
   EXPECT_EQ(same.code, 0) << same.out << same.err;
   EXPECT_EQ(same.out, "");
+  EXPECT_EQ(same.err, "no differences: both decide every syscall alike\n");
   CliRun narrower = run({"default", "python"});
   EXPECT_EQ(narrower.code, 0) << narrower.out << narrower.err;
   EXPECT_NE(narrower.out.find("python.policy is not wider than default.policy"), std::string::npos)
