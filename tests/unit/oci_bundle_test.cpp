@@ -46,7 +46,7 @@ TEST(OciBundle, ABindOverAnInlinedEtcEntryLeavesTheHostsFileWhole) {
   spec.argv = {"true"};
   spec.mounts.push_back(
       {jail::MountKind::ro_bind, (dir / "mine").string(), "/etc/issue", std::nullopt, "--ro-bind"});
-  jail::oci::write_bundle(spec, dir / "bundle", nullptr, jail::oci::BundleUse::run_once);
+  jail::oci::write_bundle(spec, dir / "bundle", {}, jail::oci::BundleUse::run_once);
 
   const std::string after = read(host_file);
   if (after != before) std::ofstream(host_file, std::ios::binary | std::ios::trunc) << before;

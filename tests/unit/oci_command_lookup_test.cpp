@@ -41,8 +41,7 @@ class OciCommandLookup : public ::testing::Test {
         {jail::MountKind::ro_bind, (dir_ / "work").string(), "/work", std::nullopt, "--ro-bind"});
     spec.mounts.push_back({jail::MountKind::tmpfs, "", "/scratch", std::nullopt, "--tmpfs"});
     const fs::path bundle = dir_ / ("bundle" + std::to_string(++bundles_));
-    return jail::oci::write_bundle(spec, bundle, nullptr, jail::oci::BundleUse::run_once)
-        .command_found;
+    return jail::oci::write_bundle(spec, bundle, {}, jail::oci::BundleUse::run_once).command_found;
   }
 
   fs::path dir_;

@@ -6,21 +6,25 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "identity.hpp"
 #include "jail/error.hpp"
+#include "oci/command_runs.hpp"
 #include "oci/host_etc.hpp"
 #include "oci/rootfs_mount_points.hpp"
 #include "oci/working_directory.hpp"
 #include "plan_builder.hpp"
 #include "rlimits.hpp"
 #include "root_layout.hpp"
+#include "runsc/policy_loader.hpp"
 #include "spec_check.hpp"
 #include "unique_fd.hpp"
 
@@ -208,8 +212,15 @@ std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, B
   return in_rootfs;
 }
 
+// How the tool is started when jail's policy loader starts it (runsc/policy_loader.hpp).
+struct LoaderStart {
+  std::string exec_path;      // the command, found in the jail
+  std::string program_entry;  // the loader's environment entry with the policy's program
+};
+
 nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::string& root_path,
-                          const nlohmann::json& seccomp, const std::vector<bool>& in_rootfs) {
+                          const nlohmann::json& seccomp, const std::vector<bool>& in_rootfs,
+                          const LoaderStart* loader = nullptr) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const auto& descriptions = layout.builder.descriptions();
 
@@ -240,14 +251,21 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
                                                      {{"type", "cgroup"}}});
   if (spec.net == Net::none) namespaces.push_back({{"type", "network"}});
 
+  nlohmann::json args = spec.argv;
+  nlohmann::json env = spec.env;
+  if (loader != nullptr) {
+    args = nlohmann::json::array({kPolicyLoaderPath, loader->exec_path});
+    for (const std::string& word : spec.argv) args.push_back(word);
+    env.push_back(loader->program_entry);
+  }
   nlohmann::json empty = nlohmann::json::array();
   nlohmann::json config = {
       {"ociVersion", "1.0.2"},
       {"process",
        {{"terminal", false},
         {"user", {{"uid", layout.identity.uid}, {"gid", layout.identity.gid}}},
-        {"args", spec.argv},
-        {"env", spec.env},
+        {"args", args},
+        {"env", env},
         {"cwd", spec.cwd},
         {"capabilities",
          {{"bounding", empty},
@@ -271,8 +289,22 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
   return config;
 }
 
+// The jail's PATH, as the environment gives it ("" when it has none).
+std::string path_of(const std::vector<std::string>& env) {
+  for (const std::string& entry : env)
+    if (entry.starts_with("PATH=")) return entry.substr(5);
+  return {};
+}
+
+// Whether a mount of the layout would hide the policy loader's directory.
+bool mounts_over_loader(const std::vector<OpDescription>& descriptions) {
+  return std::any_of(descriptions.begin(), descriptions.end(), [](const OpDescription& d) {
+    return jail_path_within(d.target, std::string(kPolicyLoaderDirectory));
+  });
+}
+
 // Everything in the bundle's directory: the rootfs, then config.json.
-BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
+BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const BundleSeccomp& seccomp,
                         BundleUse use) {
   const auto layout = native_layout(spec);
   std::string root_path = "rootfs";
@@ -294,7 +326,23 @@ BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const nlohmann::j
     facts.command_found = exists_in_jail(plan, layout->builder.descriptions(), in_rootfs, root,
                                          command.starts_with('/') ? command : cwd + "/" + command);
   }
-  const nlohmann::json config = config_for(*layout, spec, root_path, seccomp, in_rootfs);
+  // The policy: loaded inside the sandbox by jail's loader where the bundle can start the
+  // command that way (BundleSeccomp::program), else handed to the runtime.
+  std::optional<LoaderStart> loader;
+  if (seccomp.program != nullptr && use == BundleUse::run_once && !spec.rootfs &&
+      !mounts_over_loader(layout->builder.descriptions())) {
+    const std::string path_env = path_of(spec.env);
+    const CommandLookup lookup{
+        plan, layout->builder.descriptions(), in_rootfs, root, cwd, path_env, layout->identity};
+    if (std::optional<std::string> exec_path = command_known_to_run(lookup, spec.argv.front())) {
+      write_policy_loader(root);
+      loader = LoaderStart{std::move(*exec_path), policy_program_entry(*seccomp.program)};
+      facts.policy_in_sandbox = true;
+    }
+  }
+  const nlohmann::json profile = !loader && seccomp.profile ? seccomp.profile() : nullptr;
+  const nlohmann::json config =
+      config_for(*layout, spec, root_path, profile, in_rootfs, loader ? &*loader : nullptr);
   const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";
   write_text(dir / "config.json", text.data(), text.size());
   return facts;
@@ -317,7 +365,7 @@ fs::path run_bundle_parent() {
   return {};
 }
 
-BundleFacts write_bundle(const Spec& spec, const fs::path& dir, const nlohmann::json& seccomp,
+BundleFacts write_bundle(const Spec& spec, const fs::path& dir, const BundleSeccomp& seccomp,
                          BundleUse use) {
   const bool made = make_bundle_directory(dir);
   try {

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "jail/spec.hpp"
+#include "policy/compile.hpp"
 
 namespace jail::oci {
 
@@ -28,13 +30,27 @@ struct BundleFacts {
   // runtime's "cannot load it: no such file" then means its #! interpreter or ELF loader is
   // missing, as a native run tells (runsc says the same words for both).
   bool command_found = true;
+  // The tool is started by jail's policy loader, which loads BundleSeccomp::program inside the
+  // sandbox; config.json then has no linux.seccomp.
+  bool policy_in_sandbox = false;
+};
+
+// The seccomp policy a bundle carries.
+struct BundleSeccomp {
+  // The OCI linux.seccomp object the runtime loads (null, or no function, for none); asked for
+  // only when the bundle uses it.
+  std::function<nlohmann::json()> profile;
+  // A jail runsc run's policy compiled with direct actions, for jail's policy loader
+  // (runsc/policy_loader.hpp). Used instead of `profile` when the bundle can start the command
+  // that way: a BundleUse::run_once bundle with its own rootfs, a command known to run
+  // (oci/command_runs.hpp) and nothing mounted over the loader.
+  const policy::Program* program = nullptr;
 };
 
 // Writes DIR/config.json and DIR/rootfs (the mount points, links and generated /etc files of the
 // host-minimal root; a --rootfs directory is referenced, not copied). Throws jail::Error.
-// `seccomp` is the OCI linux.seccomp object, or null for none.
 BundleFacts write_bundle(const Spec& spec, const std::filesystem::path& dir,
-                         const nlohmann::json& seccomp, BundleUse use);
+                         const BundleSeccomp& seccomp, BundleUse use);
 
 // Where a bundle that is run once and removed (jail's runsc back end) is best written: $TMPDIR
 // when it is set (the caller's choice), else /dev/shm when it is a writable tmpfs, else empty

@@ -62,8 +62,8 @@ void export_oci_bundle(const Spec& spec, const std::string& bundle_dir) {
   const OciReader reader =
       spec.runtime == Runtime::runsc ? OciReader::runsc : OciReader::any_runtime;
   // Kept and run later, maybe on another host: binds read that host's /etc when it runs.
-  oci::write_bundle(spec, bundle_dir, oci_seccomp_for(spec.policy, reader).profile,
-                    oci::BundleUse::kept);
+  const nlohmann::json profile = oci_seccomp_for(spec.policy, reader).profile;
+  oci::write_bundle(spec, bundle_dir, {.profile = [&] { return profile; }}, oci::BundleUse::kept);
 }
 
 }  // namespace jail

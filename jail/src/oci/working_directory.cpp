@@ -25,6 +25,7 @@ struct Place {
   fs::path host;             // Kind::host: the host path that serves it
   bool mount_point = false;  // the path is a bind's target: its source, followed if a link
   std::string described;     // for the message
+  bool allow_exec = true;    // Kind::host: the mount that holds it lets files there be run
 };
 
 class Resolver {
@@ -57,7 +58,8 @@ class Resolver {
       }
       return {Place::Kind::host,
               below.empty() ? fs::path(description.source) : fs::path(description.source) / below,
-              below.empty(), fmt::format("{} (bound at {})", description.source, target)};
+              below.empty(), fmt::format("{} (bound at {})", description.source, target),
+              op.allow_exec};
     }
     return {Place::Kind::host, root_ / path.substr(1), false, "the jail's root"};
   }
@@ -66,8 +68,9 @@ class Resolver {
   enum class Want { directory, anything };
 
   // Walks `path` a component at a time. Returns what failed to be a directory (the last
-  // component: what `want` asks), or nullopt.
-  [[nodiscard]] std::optional<std::string> failure(const std::string& path, Want want) const {
+  // component: what `want` asks), or nullopt; `found` (if given) is then what serves the last.
+  [[nodiscard]] std::optional<std::string> failure(const std::string& path, Want want,
+                                                   Place* found = nullptr) const {
     std::vector<std::string> pending;  // components still to walk, the next one last
     push_components(path, pending);
     std::string current;  // "" is the jail's root
@@ -87,6 +90,7 @@ class Resolver {
       if (place.kind == Place::Kind::proc)
         return want == Want::directory ? std::nullopt : std::optional(place.described);
       if (place.kind == Place::Kind::nothing) return place.described;
+      if (found != nullptr) *found = place;
       if (place.kind == Place::Kind::fresh) {
         current = next;
         continue;
@@ -158,6 +162,17 @@ bool exists_in_jail(const child::Plan& plan, const std::vector<OpDescription>& d
                     const std::string& path) {
   const Resolver resolver(plan, descriptions, in_rootfs, root);
   return !resolver.failure(path, Resolver::Want::anything).has_value();
+}
+
+std::optional<HostFile> host_file_in_jail(const child::Plan& plan,
+                                          const std::vector<OpDescription>& descriptions,
+                                          const std::vector<bool>& in_rootfs, const fs::path& root,
+                                          const std::string& path) {
+  const Resolver resolver(plan, descriptions, in_rootfs, root);
+  Place found;
+  if (resolver.failure(path, Resolver::Want::anything, &found) || found.kind != Place::Kind::host)
+    return std::nullopt;
+  return HostFile{found.host, found.allow_exec};
 }
 
 }  // namespace jail::oci

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,16 @@ void check_working_directory(const child::Plan& plan,
                                   const std::vector<OpDescription>& descriptions,
                                   const std::vector<bool>& in_rootfs,
                                   const std::filesystem::path& root, const std::string& path);
+
+// The host file that serves `path` in the same jail, found as exists_in_jail finds it (a
+// symlink at the end followed), or nullopt when there is none (missing, under /proc, or in one
+// of the jail's own tmpfs).
+struct HostFile {
+  std::filesystem::path path;
+  bool allow_exec = true;  // the mount that holds it is not noexec
+};
+[[nodiscard]] std::optional<HostFile> host_file_in_jail(
+    const child::Plan& plan, const std::vector<OpDescription>& descriptions,
+    const std::vector<bool>& in_rootfs, const std::filesystem::path& root, const std::string& path);
 
 }  // namespace jail::oci

@@ -31,8 +31,10 @@
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
 #include "runsc/keeper.hpp"
+#include "runsc/policy_loader.hpp"
 #include "runsc/stale_runs.hpp"
 #include "seccomp/oci_export.hpp"
+#include "seccomp/prepare.hpp"
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
 #include "supervisor.hpp"
@@ -172,6 +174,8 @@ Process launch_runsc(const Spec& spec) {
   // who talks to the tool before waiting does not stall gVisor on a full pipe. Best effort.
   (void)::fcntl(debug_log.read.get(), F_SETPIPE_SZ, 1 << 20);
   (void)::fcntl(debug_log.read.get(), F_SETFL, O_NONBLOCK);
+  // --oci-seccomp: for a bundle that hands runsc the policy as a profile (the bundle is written
+  // after this); one whose tool jail's policy loader starts has none, and runsc applies none.
   if (with_policy) {
     for (const char* word : {"--oci-seccomp", "--debug"}) argv.words.emplace_back(word);
   }
@@ -237,18 +241,44 @@ Process launch_runsc(const Spec& spec) {
   try {
     // While runsc initialises: the policy and the bundle. A policy that does not compile, or a
     // bundle that cannot be written, ends runsc before it has read anything.
-    const OciSeccomp seccomp = oci_seccomp_for(spec.policy, OciReader::runsc);
-    // runsc's flags were chosen from the policy's name, before it was compiled: a policy with
-    // no profile would run unfiltered under --oci-seccomp. Refuse rather than run it.
-    if (with_policy == seccomp.profile.is_null()) {
-      throw Error("policy", EINVAL,
-                  fmt::format("policy {} gave {} seccomp profile for runsc; not run", spec.policy,
-                              with_policy ? "no" : "a"));
+    // The policy compiled as a native run compiles it, but with direct actions: jail's loader
+    // loads it inside the sandbox when the bundle can start the command that way
+    // (runsc/policy_loader.hpp); else runsc gets it as an OCI profile.
+    const std::unique_ptr<PreparedPolicy> prepared =
+        prepare_policy(spec.policy, policy::Routing::direct);
+    if (prepared && !loadable_in_gvisor(prepared->program)) {
+      // Either way it would not run as written: loaded as a filter, gVisor kills a `log`ged
+      // call; as a profile, runsc refuses SCMP_ACT_LOG.
+      throw Error("policy", ENOTSUP,
+                  fmt::format("policy {} has a `log` rule, which this runsc (gVisor) cannot "
+                              "apply: it would kill the call; use allow or errno there, or the "
+                              "native runtime",
+                              spec.policy));
     }
-    sandbox.set_command_found(
-        oci::write_bundle(spec, sandbox.bundle(), seccomp.profile, oci::BundleUse::run_once)
-            .command_found);
-    state->policy = seccomp.policy;
+    const auto profile = [&]() -> nlohmann::json {
+      if (!prepared) return nullptr;
+      nlohmann::json made = oci_profile_of(*prepared->policy, spec.policy, OciReader::runsc);
+      // runsc's flags were chosen from the policy's name, before it was compiled: a policy with
+      // no profile would run unfiltered. Refuse rather than run it.
+      if (made.is_null()) {
+        throw Error(
+            "policy", EINVAL,
+            fmt::format("policy {} gave no seccomp profile for runsc; not run", spec.policy));
+      }
+      return made;
+    };
+    const oci::BundleFacts facts =
+        oci::write_bundle(spec, sandbox.bundle(),
+                          {.profile = profile, .program = prepared ? &prepared->program : nullptr},
+                          oci::BundleUse::run_once);
+    sandbox.set_command_found(facts.command_found);
+    if (prepared) {
+      state->policy = prepared->policy;
+      jail::log().debug("policy {}: {}", spec.policy,
+                        facts.policy_in_sandbox
+                            ? "loaded inside the sandbox by jail's policy loader"
+                            : "handed to runsc as an OCI profile (--oci-seccomp)");
+    }
     timeline.mark(child::Phase::bundle_written);
     sandbox.gate().open();
     timeline.mark(child::Phase::runsc_released);

@@ -30,6 +30,27 @@ nlohmann::json portable(nlohmann::json seccomp) {
 
 }  // namespace
 
+nlohmann::json oci_profile_of(const policy::Policy& policy, const std::string& policy_name,
+                              OciReader reader) {
+  try {
+    if (reader == OciReader::runsc) {
+      if (policy::runsc_enosys_is_eperm(policy)) {
+        jail::log().warn(
+            "policy {} lets ptrace run, so under runsc its ENOSYS answers are EPERM (a tracer "
+            "could let an SCMP_ACT_TRACE call through): clone3 then fails with EPERM and glibc "
+            "starts no threads; refuse ptrace in the policy, or use the native runtime",
+            policy_name);
+      }
+      return policy::export_runsc_seccomp(policy);
+    }
+    return portable(policy::export_oci_seccomp(policy));
+  } catch (const policy::ExportError& error) {
+    throw Error("policy", ENOTSUP,
+                fmt::format("policy {} cannot be expressed as OCI seccomp faithfully: {}",
+                            policy_name, error.what()));
+  }
+}
+
 OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader) {
   if (policy_name == kNoPolicy) {
     jail::log().warn(
@@ -37,28 +58,15 @@ OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader) {
         "runtime offers is open to it. Use this only to debug a policy.");
     return {};
   }
+  std::shared_ptr<const policy::Policy> policy;
   try {
-    auto policy = std::make_shared<const policy::Policy>(policy::load_policy(policy_name));
-    if (reader == OciReader::runsc) {
-      if (policy::runsc_enosys_is_eperm(*policy)) {
-        jail::log().warn(
-            "policy {} lets ptrace run, so under runsc its ENOSYS answers are EPERM (a tracer "
-            "could let an SCMP_ACT_TRACE call through): clone3 then fails with EPERM and glibc "
-            "starts no threads; refuse ptrace in the policy, or use the native runtime",
-            policy_name);
-      }
-      return {policy::export_runsc_seccomp(*policy), policy};
-    }
-    return {portable(policy::export_oci_seccomp(*policy)), policy};
+    policy = std::make_shared<const policy::Policy>(policy::load_policy(policy_name));
   } catch (const policy::PolicyError& error) {
     throw Error(
         "policy", EINVAL,
         fmt::format("cannot use policy {}:\n{}", policy_name, policy::format(error.diagnostics())));
-  } catch (const policy::ExportError& error) {
-    throw Error("policy", ENOTSUP,
-                fmt::format("policy {} cannot be expressed as OCI seccomp faithfully: {}",
-                            policy_name, error.what()));
   }
+  return {oci_profile_of(*policy, policy_name, reader), policy};
 }
 
 }  // namespace jail

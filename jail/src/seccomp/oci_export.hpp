@@ -27,4 +27,8 @@ enum class OciReader : std::uint8_t { any_runtime, runsc };
 // return (see export_runsc_seccomp), which stay refused with EPERM.
 [[nodiscard]] OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader);
 
+// The same, of a policy already loaded (named `policy_name` in messages).
+[[nodiscard]] nlohmann::json oci_profile_of(const policy::Policy& policy,
+                                            const std::string& policy_name, OciReader reader);
+
 }  // namespace jail

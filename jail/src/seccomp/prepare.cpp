@@ -54,7 +54,8 @@ void check_needed_calls(const policy::Policy& policy, const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path) {
+std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
+                                               policy::Routing routing) {
   if (name_or_path == kNoPolicy) {
     jail::log().warn(
         "--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
@@ -66,7 +67,7 @@ std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path) 
   try {
     auto loaded = std::make_shared<policy::Policy>(policy::load_policy(name_or_path));
     check_needed_calls(*loaded, name_or_path);
-    prepared->program = policy::compile(*loaded, policy::Routing::notify);
+    prepared->program = policy::compile(*loaded, routing);
     prepared->policy = std::move(loaded);
   } catch (const policy::PolicyError& error) {
     throw Error("policy", EINVAL,

@@ -14,15 +14,17 @@ namespace jail {
 
 struct PreparedPolicy {
   std::shared_ptr<const policy::Policy> policy;  // the supervisor evaluates denials with it
-  policy::Program program;                       // routed to user notification
+  policy::Program program;                       // routed as asked (native: user notification)
   sock_fprog fprog{};                            // points into program; what the child loads
   std::string name;                              // as the user gave it
 };
 
 // nullopt for "none". Throws jail::Error (step "policy") with every diagnostic of a bad policy,
 // and when the policy refuses what jail itself needs to start the tool (execve) or to report a
-// failed start (write, exit_group).
-[[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path);
+// failed start (write, exit_group). `routing` is notify for a native run, whose supervisor
+// answers; direct for a filter loaded inside gVisor (runsc/policy_loader.hpp).
+[[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_policy(
+    const std::string& name_or_path, policy::Routing routing = policy::Routing::notify);
 
 // Learn mode: every syscall but the baseline's fixed rules is logged (allowed and reported).
 [[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_learning_policy();
