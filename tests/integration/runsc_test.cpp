@@ -372,18 +372,78 @@ TEST_F(Runsc, AMountPointTheCallersRootLacksIsRefusedNotMade) {
   EXPECT_EQ(fine.out, "ok\n") << describe(fine);
 }
 
-// A policy that lets ptrace run makes runsc answer ENOSYS rules with EPERM (see
-// export_runsc_seccomp), clone3's among them, so glibc starts no threads: the caller is told.
-TEST_F(Runsc, APolicyThatLetsPtraceRunIsWarnedAboutThreads) {
+// Under an OCI profile, a policy that lets ptrace run makes runsc answer ENOSYS rules with EPERM
+// (see export_runsc_seccomp), clone3's among them, so glibc starts no threads: the caller is
+// told. jail's own policy loader returns ENOSYS itself, so a run it starts has threads and no
+// warning. (An empty PATH entry leaves the command to runsc's search, and the policy to the
+// profile.)
+TEST_F(Runsc, APolicyThatLetsPtraceRunIsWarnedAboutThreadsUnderAProfile) {
   TempDir work;
   write_file(work / "traced.policy", "include \"default\"\nallow ptrace\n");
-  RunResult r = runsc({"--no-cwd", "--policy", work / "traced.policy", "--", "true"});
-  EXPECT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_NE(r.err.find("lets ptrace run, so under runsc its ENOSYS answers are EPERM"),
+  const std::string threads =
+      "import threading; t = threading.Thread(target=print, args=('thread ran',)); t.start(); "
+      "t.join()";
+  RunResult profile = runsc(
+      {"--no-cwd", "--env", "PATH=:/usr/bin", "--policy", work / "traced.policy", "--", "true"});
+  EXPECT_EQ(profile.exit_code, 0) << describe(profile);
+  EXPECT_NE(profile.err.find("lets ptrace run, so under runsc its ENOSYS answers are EPERM"),
             std::string::npos)
-      << describe(r);
+      << describe(profile);
+  RunResult loaded =
+      runsc({"--no-cwd", "--policy", work / "traced.policy", "--", "python3", "-c", threads});
+  EXPECT_EQ(loaded.exit_code, 0) << describe(loaded);
+  EXPECT_EQ(loaded.out, "thread ran\n") << describe(loaded);
+  EXPECT_EQ(loaded.err.find("lets ptrace run"), std::string::npos) << describe(loaded);
   RunResult quiet = runsc({"--no-cwd", "--", "true"});
   EXPECT_EQ(quiet.err.find("lets ptrace run"), std::string::npos) << describe(quiet);
+}
+
+// How the policy reaches gVisor, and what it answers. jail's loader (runsc/policy_loader.hpp)
+// loads the compiled program as the tool's filter: its errno rules return their own errno
+// (EAFNOSUPPORT for a packet socket under the default policy), the program's variable never
+// reaches the tool, and the filter is there (Seccomp: 2). A --rootfs run hands runsc the OCI
+// profile, which answers the same rule with EPERM (this runsc's reader has no errno codes).
+TEST_F(Runsc, ThePolicyIsLoadedInsideTheSandboxWithItsOwnErrnos) {
+  const std::string probe =
+      "import os, socket\n"
+      "try:\n"
+      "    socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n"
+      "except OSError as e:\n"
+      "    print('packet socket', e.errno)\n"
+      "print('variable', 'JAIL_SECCOMP_PROGRAM' in os.environ)\n"
+      "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('Seccomp:')][0])\n";
+  RunResult loaded = runsc({"-vv", "--no-cwd", "--", "python3", "-c", probe});
+  EXPECT_EQ(loaded.exit_code, 0) << describe(loaded);
+  EXPECT_EQ(loaded.out, "packet socket " + std::to_string(EAFNOSUPPORT) + "\nvariable False\n2\n")
+      << describe(loaded);
+  EXPECT_NE(loaded.err.find("policy default: loaded inside the sandbox by jail's policy loader"),
+            std::string::npos)
+      << describe(loaded);
+  EXPECT_NE(loaded.err.find("denied socket"), std::string::npos) << describe(loaded);
+
+  TempDir work;
+  const std::string root = work / "root";
+  ASSERT_EQ(run_jail({"rootfs", "build", root, "--recipe", "python3"}).exit_code, 0);
+  RunResult profile = runsc({"-vv", "--rootfs", root, "--no-cwd", "--", "python3", "-c", probe});
+  EXPECT_EQ(profile.exit_code, 0) << describe(profile);
+  EXPECT_EQ(profile.out, "packet socket " + std::to_string(EPERM) + "\nvariable False\n2\n")
+      << describe(profile);
+  EXPECT_NE(profile.err.find("policy default: handed to runsc as an OCI profile"),
+            std::string::npos)
+      << describe(profile);
+}
+
+// gVisor answers SECCOMP_RET_LOG by killing the call, and refuses SCMP_ACT_LOG in a profile:
+// a policy with a `log` rule is refused before anything runs, with the reason.
+TEST_F(Runsc, APolicyWithALogRuleIsRefused) {
+  TempDir work;
+  write_file(work / "logging.policy", "allow execve write exit_group\ndefault log\n");
+  RunResult r = runsc({"--no-cwd", "--policy", work / "logging.policy", "--", "uname"});
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_NE(r.err.find("has a `log` rule, which this runsc (gVisor) cannot apply"),
+            std::string::npos)
+      << describe(r);
+  EXPECT_EQ(r.out, "") << describe(r);
 }
 
 TEST_F(Runsc, PythonScriptRunsInTheSameRoot) {
