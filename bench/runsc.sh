@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Start-up of a gVisor run: `jail --runtime runsc -- true` against `runsc do true`, interleaved
 # in the same run so a noisy machine affects both alike. Goal: jail ≤ 1.1× runsc do.
-# Also shown, not part of the goal: jail with --policy none (no --oci-seccomp, and so no debug
-# log for denials), the share of the policy in what remains.
+# Also shown, not part of the goal: jail with --policy none (no filter, and so no debug log for
+# denials), the share of the policy in what remains; and jail with the policy handed to runsc as
+# an OCI profile (--oci-seccomp) instead of loaded by jail's loader inside the sandbox — what every
+# run did before the loader, and what a run does when jail leaves the command to runsc to find
+# (here: an empty PATH entry, which names the working directory, ahead of the usual ones).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 runs=${RUNSC_BENCH_RUNS:-31}
@@ -36,6 +39,7 @@ done
 now() { date +%s.%N; }
 jail_times=()
 bare_times=()
+profile_times=()
 runsc_times=()
 # timed ARRAY COMMAND...: waits $pause, runs COMMAND, appends its wall time (seconds) to ARRAY.
 timed() {
@@ -48,27 +52,34 @@ timed() {
 }
 jail_start() { "$JAIL_BIN" --runtime runsc --no-cwd -q -- true; }
 bare_start() { "$JAIL_BIN" --runtime runsc --policy none --no-cwd -q -- true; }
+profile_start() {
+  "$JAIL_BIN" --runtime runsc --env PATH=:/usr/local/bin:/usr/bin:/bin --no-cwd -q -- true
+}
 runsc_do_start() { (cd "$work" && exec runsc --root "$work/state" --network=none --ignore-cgroups do true); }
 run_jail() { timed jail_times jail_start; }
 run_bare() { timed bare_times bare_start; }
+run_profile() { timed profile_times profile_start; }
 run_runsc_do() { timed runsc_times runsc_do_start; }
 # The order turns round every run, so that no kind always follows the same one.
 for ((i = 0; i < runs; i++)); do
   if ((i % 2 == 0)); then
-    run_jail; run_bare; run_runsc_do
+    run_jail; run_bare; run_profile; run_runsc_do
   else
-    run_runsc_do; run_bare; run_jail
+    run_runsc_do; run_profile; run_bare; run_jail
   fi
 done
 j=$(median "${jail_times[@]}")
 b=$(median "${bare_times[@]}")
+p=$(median "${profile_times[@]}")
 r=$(median "${runsc_times[@]}")
 printf 'runsc start-up over %d interleaved runs, %ss apart (median seconds), %s\n' "$runs" "$pause" \
   "$(load_line)"
 printf '  jail --runtime runsc -- true   %.3f\n' "$j"
 printf '  ... with --policy none         %.3f\n' "$b"
+printf '  ... policy as an OCI profile   %.3f\n' "$p"
 printf '  runsc do true                  %.3f\n' "$r"
 printf '  ratio jail/runsc-do            %.2fx (goal <= 1.10x)\n' "$(echo "$j / $r" | bc -l)"
+printf '  ... as an OCI profile          %.2fx\n' "$(echo "$p / $r" | bc -l)"
 # Each run's jail next to the runsc do that followed it: a machine that slows for a while slows
 # both of a pair, so the median of the pairs' ratios moves less from pass to pass.
 pair_ratios=()
