@@ -73,10 +73,7 @@ std::vector<std::string> start_candidates(const Spec& spec) {
   if (name.find('/') != std::string::npos) {
     return {name.front() == '/' ? name : spec.cwd + "/" + name};
   }
-  std::string path = "/usr/bin:/bin";
-  for (const auto& entry : spec.env) {
-    if (entry.starts_with("PATH=")) path = entry.substr(5);
-  }
+  const std::string path = jail::environment_value(spec.env, "PATH").value_or("/usr/bin:/bin");
   std::vector<std::string> candidates;
   std::size_t start = 0;
   while (true) {

@@ -7,10 +7,17 @@
 // It is built freestanding (no C library: a static binary of a few KiB that jail writes into
 // each bundle), so everything it calls is a raw system call, and it allocates nothing.
 //
-//   load-policy PATH ARGV0 ARGV...     with JAIL_SECCOMP_PROGRAM=<hex of struct sock_filter[]>
+//   load-policy PROGRAM PATH ARGV0 [ARGV...]
+//
+// PROGRAM is a file holding the policy's instructions as the kernel takes them (struct
+// sock_filter[]); PATH is the tool's file, found by jail; ARGV0... the tool's argv. The program
+// is a file, not an argument or a variable: gVisor rebuilds the environment from a map (in no
+// fixed order, the last of a name winning, so a --env of the same name could stand in for it),
+// and every argument is printed twice in each start's debug log.
 //
 // Every step fails closed: the tool never runs without its filter. Exit codes follow jail's
 // contract: 125 the policy could not be loaded, 127 PATH not found, 126 not executable.
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
@@ -29,11 +36,11 @@ namespace {
 
 namespace raw = jail::child::raw;
 
-constexpr char kProgramVariable[] = "JAIL_SECCOMP_PROGRAM=";
 constexpr std::size_t kMaxInstructions = BPF_MAXINSNS;
 
-// The decoded program: static, as nothing here allocates.
-sock_filter program[kMaxInstructions];
+// The program as read: static, as nothing here allocates. One instruction more than the most a
+// filter may have, so that a longer file is seen to be longer.
+sock_filter program[kMaxInstructions + 1];
 
 std::size_t length(const char* text) {
   std::size_t n = 0;
@@ -41,78 +48,76 @@ std::size_t length(const char* text) {
   return n;
 }
 
-bool starts_with(const char* text, const char* prefix) {
-  for (; *prefix != '\0'; ++text, ++prefix)
-    if (*text != *prefix) return false;
-  return true;
-}
-
 void say(const char* text) {
   (void)raw::call(SYS_write, 2, text, length(text));
 }
 
-void say_number(long value) {
-  char digits[24];
-  char* at = digits + sizeof digits;
-  *--at = '\0';
-  do {
-    *--at = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value > 0 && at > digits);
-  say(at);
+// The errnos these steps can fail with, by name, as jail's own messages give them.
+const char* errno_name(long err) {
+  switch (err) {
+    case ENOENT:
+      return "ENOENT: no such file or directory";
+    case ENOTDIR:
+      return "ENOTDIR: a component of the path is not a directory";
+    case EACCES:
+      return "EACCES: permission denied";
+    case ENOEXEC:
+      return "ENOEXEC: not an executable format";
+    case ETXTBSY:
+      return "ETXTBSY: the file is open for writing";
+    case ELOOP:
+      return "ELOOP: too many symbolic links";
+    case ENAMETOOLONG:
+      return "ENAMETOOLONG: the path is too long";
+    case E2BIG:
+      return "E2BIG: the arguments are too long";
+    case ENOMEM:
+      return "ENOMEM: out of memory";
+    case EMFILE:
+      return "EMFILE: too many open files";
+    case EISDIR:
+      return "EISDIR: is a directory";
+    case EINVAL:
+      return "EINVAL: invalid argument";
+    case EFAULT:
+      return "EFAULT: bad address";
+    case EPERM:
+      return "EPERM: operation not permitted";
+    default:
+      return "an unexpected error";
+  }
 }
 
-// "jail: in the gVisor sandbox: WHAT (errno N)", then the exit status.
+// "jail: in the gVisor sandbox: WHAT[SUBJECT][: ERRNO]", then the exit status.
 [[noreturn]] void fail(const char* what, const char* subject, long err, int status) {
   say("jail: in the gVisor sandbox: ");
   say(what);
   if (subject != nullptr) say(subject);
   if (err > 0) {
-    say(" (errno ");
-    say_number(err);
-    say(")");
+    say(": ");
+    say(errno_name(err));
   }
   say("\n");
   raw::exit_group(status);
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-// The program from its variable; 0 if it is missing, empty, too long or not whole instructions.
-std::size_t decode_program(const char* hex) {
-  const std::size_t digits = length(hex);
-  constexpr std::size_t kDigitsPerInstruction = 2 * sizeof(sock_filter);
-  if (digits == 0 || digits % kDigitsPerInstruction != 0 ||
-      digits / kDigitsPerInstruction > kMaxInstructions)
-    return 0;
-  auto* bytes = reinterpret_cast<unsigned char*>(program);
-  for (std::size_t i = 0; i < digits; i += 2) {
-    const int high = hex_digit(hex[i]);
-    const int low = hex_digit(hex[i + 1]);
-    if (high < 0 || low < 0) return 0;
-    bytes[i / 2] = static_cast<unsigned char>(high << 4 | low);
+// Reads the program file whole into `program`; returns its instruction count.
+std::size_t read_program(const char* path) {
+  const long fd = raw::call(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open the policy's program ", path, -fd, 125);
+  auto* bytes = reinterpret_cast<char*>(program);
+  std::size_t size = 0;
+  while (size < sizeof program) {
+    const long got = raw::call(SYS_read, fd, bytes + size, sizeof program - size);
+    if (got == -EINTR) continue;
+    if (got < 0) fail("cannot read the policy's program ", path, -got, 125);
+    if (got == 0) break;
+    size += static_cast<std::size_t>(got);
   }
-  return digits / kDigitsPerInstruction;
-}
-
-// Takes the program's variable out of `envp` (in place: the tool never sees it) and returns its
-// value, or nullptr.
-const char* take_program_variable(char** envp) {
-  const char* found = nullptr;
-  char** kept = envp;
-  for (char** entry = envp; *entry != nullptr; ++entry) {
-    if (found == nullptr && starts_with(*entry, kProgramVariable)) {
-      found = *entry + sizeof kProgramVariable - 1;
-      continue;
-    }
-    *kept++ = *entry;
-  }
-  *kept = nullptr;
-  return found;
+  (void)raw::call(SYS_close, fd);
+  if (size == 0 || size % sizeof(sock_filter) != 0 || size / sizeof(sock_filter) > kMaxInstructions)
+    fail("the policy's program is not whole BPF instructions (at most 4096): ", path, 0, 125);
+  return size / sizeof(sock_filter);
 }
 
 }  // namespace
@@ -134,11 +139,8 @@ extern "C" [[noreturn]] void load_policy_main(long* stack) {
   const long argc = stack[0];
   char** argv = reinterpret_cast<char**>(stack + 1);
   char** envp = argv + argc + 1;
-  if (argc < 3) fail("usage: load-policy PATH ARGV0 [ARGV...]", nullptr, 0, 125);
-  const char* hex = take_program_variable(envp);
-  const std::size_t instructions = hex != nullptr ? decode_program(hex) : 0;
-  if (instructions == 0)
-    fail("cannot load the policy: JAIL_SECCOMP_PROGRAM is missing or malformed", nullptr, 0, 125);
+  if (argc < 4) fail("usage: load-policy PROGRAM PATH ARGV0 [ARGV...]", nullptr, 0, 125);
+  const std::size_t instructions = read_program(argv[1]);
   // gVisor, like Linux, takes a filter from a task without CAP_SYS_ADMIN only under
   // no_new_privs; the bundle asks for it too, and a second ask is harmless.
   if (const long err = raw::call(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != 0)
@@ -146,8 +148,8 @@ extern "C" [[noreturn]] void load_policy_main(long* stack) {
   sock_fprog fprog{static_cast<unsigned short>(instructions), program};
   if (const long err = raw::call(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog); err != 0)
     fail("cannot load the policy's seccomp filter", nullptr, -err, 125);
-  const long err = raw::call(SYS_execve, argv[1], argv + 2, envp);
-  fail("cannot execute ", argv[1], -err, -err == ENOENT || -err == ENOTDIR ? 127 : 126);
+  const long err = raw::call(SYS_execve, argv[2], argv + 3, envp);
+  fail("cannot execute ", argv[2], -err, -err == ENOENT || -err == ENOTDIR ? 127 : 126);
 }
 
 // The entry point: the kernel leaves argc, argv and envp on the stack; the ABI wants it 16-byte

@@ -8,4 +8,14 @@ std::vector<std::string> default_environment(const std::string& term) {
   return env;
 }
 
+std::optional<std::string> environment_value(const std::vector<std::string>& env,
+                                             std::string_view name) {
+  std::optional<std::string> value;
+  for (const std::string& entry : env) {
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      value = entry.substr(name.size() + 1);
+  }
+  return value;
+}
+
 }  // namespace jail

@@ -433,6 +433,19 @@ TEST_F(Runsc, ThePolicyIsLoadedInsideTheSandboxWithItsOwnErrnos) {
       << describe(profile);
 }
 
+// Nothing the caller puts in the tool's environment reaches the loader's program: gVisor builds
+// the environment from a map (any order, the last of a name winning), so the program is a file.
+// A variable named as the program's was once, set to a one-instruction allow-all filter, leaves
+// the policy as it is.
+TEST_F(Runsc, TheToolsEnvironmentCannotStandInForThePolicy) {
+  RunResult r =
+      runsc({"--no-cwd", "--env", "JAIL_SECCOMP_PROGRAM=060000000000ff7f", "--env", "A=1", "--env",
+             "B=2", "--env", "C=3", "--", "sh", "-c", "unshare -U true; echo after=$?"});
+  EXPECT_EQ(r.exit_code, 159) << describe(r);
+  EXPECT_EQ(r.out.find("after=0"), std::string::npos) << "unshare -U ran: " << describe(r);
+  EXPECT_NE(r.err.find("denied unshare"), std::string::npos) << describe(r);
+}
+
 // gVisor answers SECCOMP_RET_LOG by killing the call, and refuses SCMP_ACT_LOG in a profile:
 // a policy with a `log` rule is refused before anything runs, with the reason.
 TEST_F(Runsc, APolicyWithALogRuleIsRefused) {

@@ -5,6 +5,7 @@
 // otherwise, so that runsc's own words name whatever would fail.
 #include <gtest/gtest.h>
 
+#include <linux/filter.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,7 +87,8 @@ class OciLoaderBundle : public ::testing::Test {
       return std::nullopt;
     }
     EXPECT_EQ(args[0], jail::kPolicyLoaderPath) << args.dump();
-    return args[1].get<std::string>();
+    EXPECT_EQ(args[1], jail::kPolicyProgramPath) << args.dump();
+    return args[2].get<std::string>();
   }
 
   fs::path dir_;
@@ -98,18 +100,14 @@ TEST_F(OciLoaderBundle, ABareNameOnPathIsStartedByTheLoader) {
   const Written written = bundle({"true", "--flag"});
   EXPECT_EQ(loader_exec(written), "/usr/bin/true");
   const nlohmann::json& args = written.config["process"]["args"];
-  EXPECT_EQ(args, nlohmann::json({jail::kPolicyLoaderPath, "/usr/bin/true", "true", "--flag"}));
-  // The program rides in the loader's environment, after the tool's own.
-  const nlohmann::json& env = written.config["process"]["env"];
-  ASSERT_EQ(env.size(), 3u) << env.dump();
-  EXPECT_EQ(env[0], "PATH=/usr/bin:/bin");
-  EXPECT_EQ(env[2], jail::policy_program_entry(program_));
-  // The loader itself is in the rootfs, whole, and runnable by anyone.
+  EXPECT_EQ(args, nlohmann::json({jail::kPolicyLoaderPath, jail::kPolicyProgramPath,
+                                  "/usr/bin/true", "true", "--flag"}));
+  // The tool's environment is as it was; the program is a file beside the loader, whole.
+  EXPECT_EQ(written.config["process"]["env"], nlohmann::json({"PATH=/usr/bin:/bin", "HOME=/tmp"}));
   const fs::path loader = written.rootfs / jail::kPolicyLoaderPath.substr(1);
-  struct stat info {};
-  ASSERT_EQ(::stat(loader.c_str(), &info), 0);
-  EXPECT_EQ(static_cast<std::size_t>(info.st_size), jail::kPolicyLoaderProgramSize);
-  EXPECT_EQ(info.st_mode & 07777, 0555u);
+  EXPECT_EQ(fs::file_size(loader), jail::kPolicyLoaderProgramSize);
+  EXPECT_EQ(fs::file_size(written.rootfs / jail::kPolicyProgramPath.substr(1)),
+            program_.instructions.size() * sizeof(sock_filter));
 }
 
 TEST_F(OciLoaderBundle, PathsAreTakenFromTheWorkingDirectoryAndThroughLinks) {
@@ -130,8 +128,26 @@ TEST_F(OciLoaderBundle, WhatMightNotRunIsLeftToRunsc) {
   script("nested.sh", "#!/work/tool.sh\n", 0755);
   script("long.sh", "#!" + std::string(300, 'x') + "\n", 0755);
   fs::create_directory(dir_ / "work/adir");
-  for (const char* command : {"/work/missing", "./orphan.sh", "./plain.txt", "./unmarked.sh",
-                              "./nested.sh", "./long.sh", "./adir", "no-such-tool-anywhere"}) {
+  // ELF files an exec would refuse, or whose dynamic loader is not in the jail: a 32-bit header,
+  // and a copy of /usr/bin/true whose PT_INTERP names a loader that is not there.
+  script("elf32",
+         std::string("\x7f"
+                     "ELF\x01\x01\x01") +
+             std::string(60, '\0'),
+         0755);
+  {
+    std::ifstream in("/usr/bin/true", std::ios::binary);
+    std::string image(std::istreambuf_iterator<char>(in), {});
+    const std::string interpreter = "/lib64/ld-linux-x86-64.so.2";
+    const std::size_t at = image.find(interpreter);
+    ASSERT_NE(at, std::string::npos) << "/usr/bin/true names no dynamic loader";
+    image.replace(at + interpreter.size() - 1, 1, "9");
+    script("lost-loader", image, 0755);
+  }
+  EXPECT_EQ(loader_exec(bundle({"/usr/bin/true"})), "/usr/bin/true");
+  for (const char* command :
+       {"/work/missing", "./orphan.sh", "./plain.txt", "./unmarked.sh", "./nested.sh", "./long.sh",
+        "./adir", "no-such-tool-anywhere", "./elf32", "./lost-loader"}) {
     SCOPED_TRACE(command);
     EXPECT_EQ(loader_exec(bundle({command})), std::nullopt);
   }

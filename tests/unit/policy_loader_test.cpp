@@ -1,8 +1,8 @@
 // jail's in-sandbox policy loader (runsc/policy_loader.hpp), the very bytes libjail writes into a
 // gVisor bundle, run here on the host kernel, which applies a seccomp filter as gVisor's sentry
-// does: the tool runs under the policy and never sees the program's variable; every failure
-// ends the run before the tool with jail's exit codes (125 policy, 127 not found, 126 not
-// executable) and a message naming what failed.
+// does: the tool runs under the policy with its own environment; every failure ends the run
+// before the tool with jail's exit codes (125 policy, 127 not found, 126 not executable) and a
+// message naming what failed.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -42,8 +42,20 @@ class PolicyLoader : public ::testing::Test {
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     fs::create_directory(dir_ / "rootfs");
-    jail::write_policy_loader(dir_ / "rootfs");
+    jail::write_policy_loader(dir_ / "rootfs", compiled("default allow\n"));
     loader_ = (dir_ / "rootfs" / jail::kPolicyLoaderPath.substr(1)).string();
+  }
+
+  // The file the loader is pointed at, holding `bytes`.
+  std::string program_file(const std::string& bytes) {
+    const fs::path path = dir_ / ("program" + std::to_string(++programs_));
+    std::ofstream(path, std::ios::binary) << bytes;
+    fs::permissions(path, fs::perms::owner_read | fs::perms::others_read);
+    return path.string();
+  }
+  std::string program_file(const jail::policy::Program& program) {
+    return program_file(std::string(reinterpret_cast<const char*>(program.instructions.data()),
+                                    program.instructions.size() * sizeof(sock_filter)));
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -86,31 +98,39 @@ class PolicyLoader : public ::testing::Test {
 
   fs::path dir_;
   std::string loader_;
+  int programs_ = 0;
 };
 
 // What the probe prints: getppid's result and errno under the filter (through syscall(), which
-// sets errno; glibc's getppid() does not), and whether the program's variable reached it.
-const std::vector<std::string> kProbe = {
+// sets errno; glibc's getppid() does not), and two variables of its environment.
+const std::vector<std::string> kProbeArgv = {
     "/usr/bin/python3", "python3", "-c",
     "import ctypes, os\n"
     "libc = ctypes.CDLL(None, use_errno=True)\n"
-    "print(libc.syscall(110), ctypes.get_errno(), os.environ.get('JAIL_SECCOMP_PROGRAM'),\n"
+    "print(libc.syscall(110), ctypes.get_errno(), os.environ.get('FIRST'),\n"
     "      os.environ.get('KEPT'), sep=',')\n"};
 
-TEST_F(PolicyLoader, TheToolRunsUnderThePolicyWithoutItsVariable) {
-  const jail::policy::Program program = compiled("default allow\nerrno EXDEV getppid\n");
-  const Ran ran = run(kProbe, {jail::policy_program_entry(program), "KEPT=yes"});
+// The loader's arguments: the program file, then the tool's path and argv.
+std::vector<std::string> with_program(const std::string& file, std::vector<std::string> tool) {
+  tool.insert(tool.begin(), file);
+  return tool;
+}
+
+TEST_F(PolicyLoader, TheToolRunsUnderThePolicyWithItsOwnEnvironment) {
+  const std::string program = program_file(compiled("default allow\nerrno EXDEV getppid\n"));
+  const Ran ran = run(with_program(program, kProbeArgv), {"FIRST=1", "KEPT=yes"});
   EXPECT_EQ(exit_code(ran), 0) << ran.out;
-  EXPECT_EQ(ran.out, "-1,18,None,yes\n");
+  EXPECT_EQ(ran.out, "-1,18,1,yes\n");
   // The same probe without a rule on getppid: the filter is the policy's, not something else.
-  const Ran allowed = run(kProbe, {jail::policy_program_entry(compiled("default allow\n"))});
-  EXPECT_NE(allowed.out.find(",0,None,None"), std::string::npos) << allowed.out;
+  const Ran allowed =
+      run(with_program(program_file(compiled("default allow\n")), kProbeArgv), {"FIRST=1"});
+  EXPECT_NE(allowed.out.find(",0,1,None"), std::string::npos) << allowed.out;
   EXPECT_EQ(allowed.out.find("-1,"), std::string::npos) << allowed.out;
   // An unprivileged caller's tool too: the loader sets no_new_privs itself, which a filter
   // from a task without CAP_SYS_ADMIN needs.
   if (::geteuid() == 0) {
     fs::permissions(dir_, fs::perms::owner_all | fs::perms::others_exec);
-    const Ran nobody = run(kProbe, {jail::policy_program_entry(program)}, 65534);
+    const Ran nobody = run(with_program(program, kProbeArgv), {}, 65534);
     EXPECT_EQ(exit_code(nobody), 0) << nobody.out;
     EXPECT_EQ(nobody.out, "-1,18,None,None\n");
   }
@@ -118,7 +138,7 @@ TEST_F(PolicyLoader, TheToolRunsUnderThePolicyWithoutItsVariable) {
 
 TEST_F(PolicyLoader, AKillRuleEndsTheTool) {
   const Ran ran =
-      run(kProbe, {jail::policy_program_entry(compiled("default allow\nkill getppid\n"))});
+      run(with_program(program_file(compiled("default allow\nkill getppid\n")), kProbeArgv), {});
   ASSERT_TRUE(WIFSIGNALED(ran.status)) << ran.out;
   EXPECT_EQ(WTERMSIG(ran.status), SIGSYS);
 }
@@ -126,44 +146,71 @@ TEST_F(PolicyLoader, AKillRuleEndsTheTool) {
 TEST_F(PolicyLoader, WithoutAUsableProgramTheToolNeverRuns) {
   const fs::path marker = dir_ / "ran";
   const std::vector<std::string> tool = {"/bin/sh", "sh", "-c", "touch " + marker.string()};
-  const std::string good = jail::policy_program_entry(compiled("default allow\n"));
-  for (const std::vector<std::string>& env :
-       {std::vector<std::string>{},
-        {"JAIL_SECCOMP_PROGRAM="},
-        {good.substr(0, good.size() - 1)},                    // not whole instructions
-        {good.substr(0, good.size() - 2) + "zz"},             // not hex
-        {"JAIL_SECCOMP_PROGRAM=" + std::string(16, '0')}}) {  // one instruction: ld, no ret
-    SCOPED_TRACE(env.empty() ? "no variable" : env.front().substr(0, 40));
-    const Ran ran = run(tool, env);
+  const jail::policy::Program good = compiled("default allow\n");
+  const std::string bytes(reinterpret_cast<const char*>(good.instructions.data()),
+                          good.instructions.size() * sizeof(sock_filter));
+  struct Case {
+    std::string name, file, words;
+  };
+  for (const Case& bad : {
+           Case{"no file", (dir_ / "none").string(), "cannot open the policy's program"},
+           Case{"empty", program_file(""), "the policy's program is not whole BPF instructions"},
+           Case{"a part of an instruction", program_file(bytes.substr(0, bytes.size() - 1)),
+                "the policy's program is not whole BPF instructions"},
+           Case{"too long", program_file(std::string(8 * (BPF_MAXINSNS + 1), '\0')),
+                "the policy's program is not whole BPF instructions (at most 4096)"},
+           Case{"no return", program_file(std::string(8, '\0')),
+                "cannot load the policy's seccomp filter: EINVAL"},
+           Case{"a directory", dir_.string(), "cannot read the policy's program"},
+       }) {
+    SCOPED_TRACE(bad.name);
+    const Ran ran = run(with_program(bad.file, tool), {});
     EXPECT_EQ(exit_code(ran), 125) << ran.out;
-    EXPECT_NE(ran.out.find("jail: in the gVisor sandbox: cannot load the policy"),
-              std::string::npos)
+    EXPECT_NE(ran.out.find("jail: in the gVisor sandbox: " + bad.words), std::string::npos)
         << ran.out;
     EXPECT_FALSE(fs::exists(marker)) << "the tool ran without its filter";
   }
-  const Ran usage = run({"/bin/true"}, {good});
+  const Ran usage = run({program_file(good), "/bin/true"}, {});
   EXPECT_EQ(exit_code(usage), 125) << usage.out;
-  EXPECT_NE(usage.out.find("usage: load-policy PATH ARGV0"), std::string::npos) << usage.out;
+  EXPECT_NE(usage.out.find("usage: load-policy PROGRAM PATH ARGV0"), std::string::npos)
+      << usage.out;
 }
 
 TEST_F(PolicyLoader, AnExecThatFailsIsNamedWithJailsExitCodes) {
-  const std::string good = jail::policy_program_entry(compiled("default allow\n"));
-  const Ran missing = run({"/no/such/tool", "tool"}, {good});
+  const std::string program = program_file(compiled("default allow\n"));
+  const Ran missing = run({program, "/no/such/tool", "tool"}, {});
   EXPECT_EQ(exit_code(missing), 127) << missing.out;
-  EXPECT_EQ(missing.out, "jail: in the gVisor sandbox: cannot execute /no/such/tool (errno 2)\n");
-  const Ran not_executable = run({"/etc/passwd", "passwd"}, {good});
+  EXPECT_EQ(missing.out,
+            "jail: in the gVisor sandbox: cannot execute /no/such/tool: ENOENT: no such file or "
+            "directory\n");
+  const Ran not_executable = run({program, "/etc/passwd", "passwd"}, {});
   EXPECT_EQ(exit_code(not_executable), 126) << not_executable.out;
-  EXPECT_NE(not_executable.out.find("cannot execute /etc/passwd (errno 13)"), std::string::npos)
+  EXPECT_NE(not_executable.out.find("cannot execute /etc/passwd: EACCES: permission denied"),
+            std::string::npos)
       << not_executable.out;
 }
 
-TEST_F(PolicyLoader, IsWrittenWhole) {
+TEST_F(PolicyLoader, IsWrittenWholeWhateverTheUmask) {
+  const jail::policy::Program program = compiled("default errno EPERM\nallow read write\n");
+  const fs::path rootfs = dir_ / "private-rootfs";
+  fs::create_directory(rootfs);
+  const mode_t old_umask = ::umask(077);
+  jail::write_policy_loader(rootfs, program);
+  ::umask(old_umask);
   struct stat info {};
-  ASSERT_EQ(::stat(loader_.c_str(), &info), 0);
+  ASSERT_EQ(::stat((rootfs / jail::kPolicyLoaderDirectory.substr(1)).c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat((rootfs / jail::kPolicyLoaderPath.substr(1)).c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 07777, 0555u);
   EXPECT_EQ(static_cast<std::size_t>(info.st_size), jail::kPolicyLoaderProgramSize);
+  ASSERT_EQ(::stat((rootfs / jail::kPolicyProgramPath.substr(1)).c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0444u);
+  std::ifstream in(rootfs / jail::kPolicyProgramPath.substr(1), std::ios::binary);
+  const std::string written(std::istreambuf_iterator<char>(in), {});
+  EXPECT_EQ(written, std::string(reinterpret_cast<const char*>(program.instructions.data()),
+                                 program.instructions.size() * sizeof(sock_filter)));
   // A second loader in the same rootfs is refused, not written over.
-  EXPECT_THROW(jail::write_policy_loader(dir_ / "rootfs"), std::exception);
+  EXPECT_THROW(jail::write_policy_loader(rootfs, program), std::exception);
 }
 
 TEST(PolicyLoaderProgram, LogActionsAreNotForGvisor) {
@@ -174,13 +221,6 @@ TEST(PolicyLoaderProgram, LogActionsAreNotForGvisor) {
   EXPECT_TRUE(jail::loadable_in_gvisor(compiled("default errno EPERM\nallow read\nkill ptrace\n")));
   EXPECT_FALSE(jail::loadable_in_gvisor(compiled("default allow\nlog uname\n")));
   EXPECT_FALSE(jail::loadable_in_gvisor(compiled("default log\n")));
-}
-
-TEST(PolicyLoaderProgram, TheEntryCarriesTheInstructionsAsHex) {
-  jail::policy::Program program;
-  program.instructions = {{BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW}};
-  // code 0x0006, jt 0, jf 0, k 0x7fff0000, little-endian.
-  EXPECT_EQ(jail::policy_program_entry(program), "JAIL_SECCOMP_PROGRAM=060000000000ff7f");
 }
 
 }  // namespace

@@ -129,4 +129,10 @@ struct Spec {
 // CLI does when its output is a terminal.
 [[nodiscard]] std::vector<std::string> default_environment(const std::string& term = {});
 
+// The value of the variable `name` in `env` ("NAME=value" entries): the last one where it is
+// given twice, as the jail takes it (a native run's PATH search, gVisor's environment); nullopt
+// when it is not there.
+[[nodiscard]] std::optional<std::string> environment_value(const std::vector<std::string>& env,
+                                                           std::string_view name);
+
 }  // namespace jail

@@ -214,8 +214,7 @@ std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, B
 
 // How the tool is started when jail's policy loader starts it (runsc/policy_loader.hpp).
 struct LoaderStart {
-  std::string exec_path;      // the command, found in the jail
-  std::string program_entry;  // the loader's environment entry with the policy's program
+  std::string exec_path;  // the command, found in the jail
 };
 
 nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::string& root_path,
@@ -252,11 +251,9 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
   if (spec.net == Net::none) namespaces.push_back({{"type", "network"}});
 
   nlohmann::json args = spec.argv;
-  nlohmann::json env = spec.env;
   if (loader != nullptr) {
-    args = nlohmann::json::array({kPolicyLoaderPath, loader->exec_path});
+    args = nlohmann::json::array({kPolicyLoaderPath, kPolicyProgramPath, loader->exec_path});
     for (const std::string& word : spec.argv) args.push_back(word);
-    env.push_back(loader->program_entry);
   }
   nlohmann::json empty = nlohmann::json::array();
   nlohmann::json config = {
@@ -265,7 +262,7 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
        {{"terminal", false},
         {"user", {{"uid", layout.identity.uid}, {"gid", layout.identity.gid}}},
         {"args", args},
-        {"env", env},
+        {"env", spec.env},
         {"cwd", spec.cwd},
         {"capabilities",
          {{"bounding", empty},
@@ -287,13 +284,6 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
          nlohmann::json::array({"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"})}}}};
   if (!seccomp.is_null()) config["linux"]["seccomp"] = seccomp;
   return config;
-}
-
-// The jail's PATH, as the environment gives it ("" when it has none).
-std::string path_of(const std::vector<std::string>& env) {
-  for (const std::string& entry : env)
-    if (entry.starts_with("PATH=")) return entry.substr(5);
-  return {};
 }
 
 // Whether a mount of the layout would hide the policy loader's directory.
@@ -331,16 +321,22 @@ BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const BundleSecco
   std::optional<LoaderStart> loader;
   if (seccomp.program != nullptr && use == BundleUse::run_once && !spec.rootfs &&
       !mounts_over_loader(layout->builder.descriptions())) {
-    const std::string path_env = path_of(spec.env);
+    const std::string path_env = environment_value(spec.env, "PATH").value_or("");
     const CommandLookup lookup{
         plan, layout->builder.descriptions(), in_rootfs, root, cwd, path_env, layout->identity};
     if (std::optional<std::string> exec_path = command_known_to_run(lookup, spec.argv.front())) {
-      write_policy_loader(root);
-      loader = LoaderStart{std::move(*exec_path), policy_program_entry(*seccomp.program)};
+      write_policy_loader(root, *seccomp.program);
+      loader = LoaderStart{std::move(*exec_path)};
       facts.policy_in_sandbox = true;
     }
   }
   const nlohmann::json profile = !loader && seccomp.profile ? seccomp.profile() : nullptr;
+  // A policy given for the loader must reach the tool one way or the other.
+  if (seccomp.program != nullptr && !loader && profile.is_null()) {
+    throw Error("policy", EINVAL,
+                "the bundle would carry no seccomp policy: it cannot start the command through "
+                "jail's policy loader, and no OCI profile was given; not written");
+  }
   const nlohmann::json config =
       config_for(*layout, spec, root_path, profile, in_rootfs, loader ? &*loader : nullptr);
   const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";

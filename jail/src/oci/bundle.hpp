@@ -42,8 +42,9 @@ struct BundleSeccomp {
   std::function<nlohmann::json()> profile;
   // A jail runsc run's policy compiled with direct actions, for jail's policy loader
   // (runsc/policy_loader.hpp). Used instead of `profile` when the bundle can start the command
-  // that way: a BundleUse::run_once bundle with its own rootfs, a command known to run
-  // (oci/command_runs.hpp) and nothing mounted over the loader.
+  // that way: a BundleUse::run_once bundle of the host-minimal root (not --rootfs, which jail
+  // does not write into), a command known to run (oci/command_runs.hpp) and nothing mounted
+  // over the loader's directory.
   const policy::Program* program = nullptr;
 };
 

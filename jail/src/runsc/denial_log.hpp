@@ -1,5 +1,6 @@
-// Parent side: the denials of a gVisor run. Under `--oci-seccomp` gVisor's sentry applies the
-// policy itself, so no seccomp notification reaches jail; the only record of a denied call is
+// Parent side: the denials of a gVisor run. gVisor's sentry applies the policy itself (loaded by
+// jail's policy loader, or from an OCI profile), so no seccomp notification reaches jail; the
+// only record of a denied call is
 // the sentry's debug log line "[tgid: tid] Syscall N: denied by seccomp". runsc writes its debug
 // log to a pipe jail reads (never a file: a tool could fill the disk with it), and this class
 // keeps what the native DenialHandler keeps — the count and the first few — in bounded memory.
@@ -40,8 +41,9 @@ class RunscDenialLog {
 
   [[nodiscard]] const Denials& denials() const { return denials_; }
   // The first denial the policy answers with `kill` whatever the arguments: the run's
-  // violation. gVisor only sends the thread SIGSYS for it (seccomp/oci_export.cpp), which a tool
-  // may catch; the supervisor then ends the sandbox, as a native jail ends on such a call.
+  // violation. The loader's filter has the sentry end the process for it; under an OCI profile
+  // gVisor only sends the thread SIGSYS (seccomp/oci_export.cpp), which a tool may catch. Either
+  // way the supervisor then ends the sandbox, as a native jail ends on such a call.
   [[nodiscard]] const std::optional<Violation>& kill_denial() const { return kill_denial_; }
   // How the tool ended, as the sentry logged it ("application exiting with exit status N" /
   // "with killed by signal N"), as a wait status: runsc run's own exit folds a death by signal

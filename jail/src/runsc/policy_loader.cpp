@@ -17,6 +17,25 @@
 #include "write_all.hpp"
 
 namespace jail {
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& what) {
+  throw Error(
+      "bundle", errno,
+      fmt::format("cannot write jail's policy loader {}: {}", what.string(), std::strerror(errno)));
+}
+
+// A new file at `path` holding `size` bytes, with `mode` set explicitly (an open's mode is
+// masked by the caller's umask, and a loader the tool's uid cannot run fails every run).
+void write_file(const std::filesystem::path& path, const void* data, std::size_t size,
+                mode_t mode) {
+  const UniqueFd file(
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file.valid() || !write_all(file.get(), data, size) || ::fchmod(file.get(), mode) != 0)
+    fail(path);
+}
+
+}  // namespace
 
 bool loadable_in_gvisor(const policy::Program& program) {
   return std::none_of(program.instructions.begin(), program.instructions.end(),
@@ -26,33 +45,13 @@ bool loadable_in_gvisor(const policy::Program& program) {
                       });
 }
 
-std::string policy_program_entry(const policy::Program& program) {
-  constexpr char kDigits[] = "0123456789abcdef";
-  const auto* bytes = reinterpret_cast<const unsigned char*>(program.instructions.data());
-  const std::size_t size = program.instructions.size() * sizeof(sock_filter);
-  std::string entry(kPolicyProgramVariable);
-  entry += '=';
-  entry.reserve(entry.size() + 2 * size);
-  for (std::size_t i = 0; i < size; ++i) {
-    entry += kDigits[bytes[i] >> 4];
-    entry += kDigits[bytes[i] & 0xf];
-  }
-  return entry;
-}
-
-void write_policy_loader(const std::filesystem::path& rootfs) {
+void write_policy_loader(const std::filesystem::path& rootfs, const policy::Program& program) {
   const std::filesystem::path dir = rootfs / kPolicyLoaderDirectory.substr(1);
-  const std::filesystem::path path = rootfs / kPolicyLoaderPath.substr(1);
-  const auto fail = [&](const std::filesystem::path& what) {
-    throw Error("bundle", errno,
-                fmt::format("cannot write jail's policy loader {}: {}", what.string(),
-                            std::strerror(errno)));
-  };
-  if (::mkdir(dir.c_str(), 0755) != 0) fail(dir);
-  const UniqueFd file(
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555));
-  if (!file.valid()) fail(path);
-  if (!write_all(file.get(), kPolicyLoaderProgram, kPolicyLoaderProgramSize)) fail(path);
+  if (::mkdir(dir.c_str(), 0700) != 0 || ::chmod(dir.c_str(), 0755) != 0) fail(dir);
+  write_file(rootfs / kPolicyLoaderPath.substr(1), kPolicyLoaderProgram, kPolicyLoaderProgramSize,
+             0555);
+  write_file(rootfs / kPolicyProgramPath.substr(1), program.instructions.data(),
+             program.instructions.size() * sizeof(sock_filter), 0444);
 }
 
 }  // namespace jail

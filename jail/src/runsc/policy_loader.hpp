@@ -3,16 +3,15 @@
 // (oci/command_runs.hpp) starts the loader instead of the tool: it loads the policy — compiled
 // as for a native run, with direct actions — as a seccomp filter inside the sandbox and execs
 // the tool. Against the same policy handed to runsc as an OCI profile (--oci-seccomp):
-// - the sentry has no profile to convert and dump into its debug log at every start (~25 ms of
+// - the sentry has no profile to convert and dump into its debug log at every start (~15 ms of
 //   a ~200 ms start here; bench/results.md);
 // - an errno rule returns its own errno (runsc's OCI reader returns EPERM for all but a few),
 //   and a kill rule is the sentry's KILL_PROCESS (the OCI form is a catchable SIGSYS).
-// The program goes in the loader's environment, which the loader takes out before the exec.
+// The loader and the program lie in the bundle's rootfs, read-only in the sandbox.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
-#include <string>
 #include <string_view>
 
 #include "policy/compile.hpp"
@@ -22,20 +21,19 @@ namespace jail {
 extern const unsigned char kPolicyLoaderProgram[];
 extern const std::size_t kPolicyLoaderProgramSize;
 
-// Where the loader lies in the bundle's rootfs, as the jail sees it: the tool sees the directory.
+// Where the loader and the program lie, as the jail sees them: the tool sees them too (the
+// program is the policy, which is no secret from the tool it binds).
 inline constexpr std::string_view kPolicyLoaderDirectory = "/.jail";
 inline constexpr std::string_view kPolicyLoaderPath = "/.jail/load-policy";
-inline constexpr std::string_view kPolicyProgramVariable = "JAIL_SECCOMP_PROGRAM";
+inline constexpr std::string_view kPolicyProgramPath = "/.jail/policy.bpf";
 
 // Whether gVisor applies every action `program` returns as Linux does. This runsc (Debian's
 // 0.0~20221219) answers SECCOMP_RET_LOG by killing the thread (and refuses SCMP_ACT_LOG in an
 // OCI profile), so a policy with a `log` rule is refused under runsc.
 [[nodiscard]] bool loadable_in_gvisor(const policy::Program& program);
 
-// The loader's environment entry carrying `program`: NAME=hex of its instructions.
-[[nodiscard]] std::string policy_program_entry(const policy::Program& program);
-
-// Writes the loader at kPolicyLoaderPath under `rootfs` (mode 0555). Throws jail::Error.
-void write_policy_loader(const std::filesystem::path& rootfs);
+// Writes the loader (mode 0555) and `program` (0444) at their paths under `rootfs`, whatever
+// the umask. Throws jail::Error; refuses a directory that is already there.
+void write_policy_loader(const std::filesystem::path& rootfs, const policy::Program& program);
 
 }  // namespace jail

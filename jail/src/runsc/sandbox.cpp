@@ -294,9 +294,8 @@ Process launch_runsc(const Spec& spec) {
   state->forward_signals = spec.forward_signals;
   state->context.command = spec.argv.front();
   state->context.runsc = runsc;
-  for (const std::string& entry : spec.env) {
-    if (entry.starts_with("PATH=")) state->context.path = entry.substr(5);
-  }
+  if (std::optional<std::string> path = environment_value(spec.env, "PATH"))
+    state->context.path = std::move(*path);
   jail::log().debug("runsc sandbox {} (bundle {}), runsc pid {}", sandbox.id(), sandbox.bundle(),
                     state->pid);
   return Process(std::move(state));
