@@ -22,6 +22,7 @@
 #include "policy/compile.hpp"
 #include "policy/policy.hpp"
 #include "runsc/policy_loader.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -30,15 +31,11 @@ namespace fs = std::filesystem;
 class OciLoaderBundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "jail-loader-bundle-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     fs::create_directory(dir_ / "work");
     script("tool.sh", "#!/bin/sh\ntrue\n", 0755);
     program_ =
         jail::policy::compile(jail::policy::load_policy("default"), jail::policy::Routing::direct);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   void script(const std::string& name, const std::string& text, int mode) {
     std::ofstream(dir_ / "work" / name) << text;
@@ -91,7 +88,8 @@ class OciLoaderBundle : public ::testing::Test {
     return args[2].get<std::string>();
   }
 
-  fs::path dir_;
+  jail::TempDir temp_{"jail-loader-bundle"};  // removed with all in it when the test ends
+  fs::path dir_ = temp_.path();
   int bundles_ = 0;
   jail::policy::Program program_;
 };

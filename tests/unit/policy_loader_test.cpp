@@ -25,6 +25,7 @@
 #include "policy/compile.hpp"
 #include "policy/policy.hpp"
 #include "runsc/policy_loader.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -38,9 +39,6 @@ struct Ran {
 class PolicyLoader : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "jail-loader-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     fs::create_directory(dir_ / "rootfs");
     jail::write_policy_loader(dir_ / "rootfs", compiled("default allow\n"));
     loader_ = (dir_ / "rootfs" / jail::kPolicyLoaderPath.substr(1)).string();
@@ -57,7 +55,6 @@ class PolicyLoader : public ::testing::Test {
     return program_file(std::string(reinterpret_cast<const char*>(program.instructions.data()),
                                     program.instructions.size() * sizeof(sock_filter)));
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Runs the loader with `args` after its own name and `env` as its whole environment, as
   // `uid` (and the same gid) when one is given.
@@ -96,7 +93,8 @@ class PolicyLoader : public ::testing::Test {
     return WIFEXITED(ran.status) ? WEXITSTATUS(ran.status) : -1;
   }
 
-  fs::path dir_;
+  jail::TempDir temp_{"jail-loader-test"};  // removed with all in it when the test ends
+  fs::path dir_ = temp_.path();
   std::string loader_;
   int programs_ = 0;
 };

@@ -212,14 +212,9 @@ std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, B
   return in_rootfs;
 }
 
-// How the tool is started when jail's policy loader starts it (runsc/policy_loader.hpp).
-struct LoaderStart {
-  std::string exec_path;  // the command, found in the jail
-};
-
 nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::string& root_path,
                           const nlohmann::json& seccomp, const std::vector<bool>& in_rootfs,
-                          const LoaderStart* loader = nullptr) {
+                          const std::optional<std::string>& loader_exec = std::nullopt) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const auto& descriptions = layout.builder.descriptions();
 
@@ -251,8 +246,9 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
   if (spec.net == Net::none) namespaces.push_back({{"type", "network"}});
 
   nlohmann::json args = spec.argv;
-  if (loader != nullptr) {
-    args = nlohmann::json::array({kPolicyLoaderPath, kPolicyProgramPath, loader->exec_path});
+  if (loader_exec) {
+    // jail's policy loader starts the command it found (runsc/policy_loader.hpp).
+    args = nlohmann::json::array({kPolicyLoaderPath, kPolicyProgramPath, *loader_exec});
     for (const std::string& word : spec.argv) args.push_back(word);
   }
   nlohmann::json empty = nlohmann::json::array();
@@ -318,27 +314,25 @@ BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const BundleSecco
   }
   // The policy: loaded inside the sandbox by jail's loader where the bundle can start the
   // command that way (BundleSeccomp::program), else handed to the runtime.
-  std::optional<LoaderStart> loader;
+  std::optional<std::string> loader_exec;  // the command as the loader execs it
   if (seccomp.program != nullptr && use == BundleUse::run_once && !spec.rootfs &&
       !mounts_over_loader(layout->builder.descriptions())) {
     const std::string path_env = environment_value(spec.env, "PATH").value_or("");
     const CommandLookup lookup{
         plan, layout->builder.descriptions(), in_rootfs, root, cwd, path_env, layout->identity};
-    if (std::optional<std::string> exec_path = command_known_to_run(lookup, spec.argv.front())) {
-      write_policy_loader(root, *seccomp.program);
-      loader = LoaderStart{std::move(*exec_path)};
-      facts.policy_in_sandbox = true;
-    }
+    loader_exec = command_known_to_run(lookup, spec.argv.front());
+    if (loader_exec) write_policy_loader(root, *seccomp.program);
+    facts.policy_in_sandbox = loader_exec.has_value();
   }
-  const nlohmann::json profile = !loader && seccomp.profile ? seccomp.profile() : nullptr;
+  const nlohmann::json profile = !loader_exec && seccomp.profile ? seccomp.profile() : nullptr;
   // A policy given for the loader must reach the tool one way or the other.
-  if (seccomp.program != nullptr && !loader && profile.is_null()) {
+  if (seccomp.program != nullptr && !loader_exec && profile.is_null()) {
     throw Error("policy", EINVAL,
                 "the bundle would carry no seccomp policy: it cannot start the command through "
                 "jail's policy loader, and no OCI profile was given; not written");
   }
   const nlohmann::json config =
-      config_for(*layout, spec, root_path, profile, in_rootfs, loader ? &*loader : nullptr);
+      config_for(*layout, spec, root_path, profile, in_rootfs, loader_exec);
   const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";
   write_text(dir / "config.json", text.data(), text.size());
   return facts;
