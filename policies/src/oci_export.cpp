@@ -163,20 +163,6 @@ json runsc_names(const std::string& name) {
   return json::array({name});
 }
 
-// Whether some call to ptrace can run under the policy: a tracer could then take an
-// SCMP_ACT_TRACE stop and let the call go on.
-bool ptrace_can_run(const Policy& policy) {
-  const auto runs = [](const Action& a) {
-    return a.kind == ActionKind::allow || a.kind == ActionKind::log;
-  };
-  const std::vector<const Rule*> rules = policy.rules_for(*syscall_number("ptrace"));
-  if (std::any_of(rules.begin(), rules.end(), [&](const Rule* r) { return runs(r->action); }))
-    return true;
-  const bool decided_by_a_rule =
-      std::any_of(rules.begin(), rules.end(), [](const Rule* r) { return !r->condition; });
-  return !decided_by_a_rule && runs(policy.default_action);
-}
-
 // One syscall's rules in order, as runsc tries entries, without those that change nothing:
 // the rules after the first unconditional one; the rules just before it with its action; and
 // the last rules when they decide as the default does.
@@ -197,8 +183,16 @@ std::vector<const Rule*> ordered_rules(const Policy& policy, int nr) {
 
 }  // namespace
 
-bool runsc_enosys_is_eperm(const Policy& policy) {
-  return ptrace_can_run(policy);
+bool ptrace_can_run(const Policy& policy) {
+  const auto runs = [](const Action& a) {
+    return a.kind == ActionKind::allow || a.kind == ActionKind::log;
+  };
+  // The first rule whose condition holds decides: those after an unconditional one never do.
+  for (const Rule* rule : policy.rules_for(*syscall_number("ptrace"))) {
+    if (runs(rule->action)) return true;
+    if (!rule->condition) return false;
+  }
+  return runs(policy.default_action);
 }
 
 json export_runsc_seccomp(const Policy& policy) {

@@ -18,60 +18,10 @@
 #include <thread>
 
 #include "run_jail.hpp"
+#include "runsc_fixture.hpp"
 
 namespace jail_test {
 namespace {
-
-// What jail leaves while a runsc run is alive: its bundle and state, in /dev/shm (a tmpfs) or the
-// temp directory (oci::run_bundle_parent).
-// The host's /dev/null: every run here gets it as stdin unless a test gives another.
-struct stat null_device() {
-  struct stat info {};
-  ::stat("/dev/null", &info);
-  return info;
-}
-
-int runsc_dirs() {
-  int count = 0;
-  for (const std::filesystem::path& dir :
-       {std::filesystem::temp_directory_path(), std::filesystem::path("/dev/shm")}) {
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-      if (entry.path().filename().string().starts_with("jail-runsc-")) ++count;
-    }
-  }
-  return count;
-}
-
-class Runsc : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (::geteuid() != 0) GTEST_FAIL() << "runsc runs need root; this suite runs as root in CI";
-    if (!std::filesystem::exists("/usr/bin/runsc")) {
-      GTEST_FAIL()
-          << "runsc is not installed; scripts/install-deps.sh installs the Debian package runsc";
-    }
-    before_ = runsc_dirs();
-    null_before_ = null_device();
-  }
-  void TearDown() override {
-    EXPECT_EQ(runsc_dirs(), before_) << "a runsc bundle or state dir was left behind";
-    const struct stat null_after = null_device();
-    EXPECT_EQ(null_after.st_uid, null_before_.st_uid) << "a run chowned the host's /dev/null";
-    EXPECT_EQ(null_after.st_gid, null_before_.st_gid) << "a run chowned the host's /dev/null";
-    // Put back, so that one failure here does not leave the host changed.
-    if (null_after.st_uid != null_before_.st_uid || null_after.st_gid != null_before_.st_gid)
-      (void)::chown("/dev/null", null_before_.st_uid, null_before_.st_gid);
-  }
-
-  RunResult runsc(std::vector<std::string> args, RunOptions options = {}) {
-    args.insert(args.begin(), {"--runtime", "runsc"});
-    return run_jail(args, options);
-  }
-
-  int before_ = 0;
-  struct stat null_before_ {};
-};
 
 TEST_F(Runsc, EchoAndExitCodes) {
   RunResult echo = runsc({"--no-cwd", "--", "echo", "hello from gvisor"});
@@ -372,37 +322,30 @@ TEST_F(Runsc, AMountPointTheCallersRootLacksIsRefusedNotMade) {
   EXPECT_EQ(fine.out, "ok\n") << describe(fine);
 }
 
-// Under an OCI profile, a policy that lets ptrace run makes runsc answer ENOSYS rules with EPERM
-// (see export_runsc_seccomp), clone3's among them, so glibc starts no threads: the caller is
-// told. jail's own policy loader returns ENOSYS itself, so a run it starts has threads and no
-// warning. (An empty PATH entry leaves the command to runsc's search, and the policy to the
-// profile.)
-TEST_F(Runsc, APolicyThatLetsPtraceRunIsWarnedAboutThreadsUnderAProfile) {
+// A policy whose `allow ptrace` comes after the default policy's `kill ptrace` never lets ptrace
+// run (the first rule decides), so runsc takes it, and glibc's threads start both ways: through
+// jail's loader, which returns clone3's ENOSYS itself, and as a profile, which says ENOSYS by
+// SCMP_ACT_TRACE (no tracer can take the stop). An empty PATH entry leaves the command to
+// runsc's search, and the policy to the profile. (A policy that does let ptrace run is refused:
+// runsc_ptrace_test.cpp.)
+TEST_F(Runsc, APolicyWhoseAllowPtraceComesTooLateStartsThreadsEitherWay) {
   TempDir work;
-  write_file(work / "traced.policy", "include \"default\"\nallow ptrace\n");
+  write_file(work / "late.policy", "include \"default\"\nallow ptrace\n");
   const std::string threads =
       "import threading; t = threading.Thread(target=print, args=('thread ran',)); t.start(); "
       "t.join()";
-  RunResult profile = runsc(
-      {"--no-cwd", "--env", "PATH=:/usr/bin", "--policy", work / "traced.policy", "--", "true"});
-  EXPECT_EQ(profile.exit_code, 0) << describe(profile);
-  EXPECT_NE(profile.err.find("lets ptrace run, so under runsc its ENOSYS answers are EPERM"),
-            std::string::npos)
-      << describe(profile);
-  RunResult loaded =
-      runsc({"--no-cwd", "--policy", work / "traced.policy", "--", "python3", "-c", threads});
-  EXPECT_EQ(loaded.exit_code, 0) << describe(loaded);
-  EXPECT_EQ(loaded.out, "thread ran\n") << describe(loaded);
-  EXPECT_EQ(loaded.err.find("lets ptrace run"), std::string::npos) << describe(loaded);
-  RunResult quiet = runsc({"--no-cwd", "--", "true"});
-  EXPECT_EQ(quiet.err.find("lets ptrace run"), std::string::npos) << describe(quiet);
+  for (const bool as_profile : {false, true}) {
+    SCOPED_TRACE(as_profile ? "as an OCI profile" : "through jail's loader");
+    std::vector<std::string> args{"--no-cwd", "--policy", work / "late.policy"};
+    if (as_profile) args.insert(args.end(), {"--env", "PATH=:/usr/bin"});
+    args.insert(args.end(), {"--", "python3", "-c", threads});
+    RunResult r = runsc(args);
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_EQ(r.out, "thread ran\n") << describe(r);
+    EXPECT_EQ(r.err.find("ptrace"), std::string::npos) << describe(r);
+  }
 }
 
-// How the policy reaches gVisor, and what it answers. jail's loader (runsc/policy_loader.hpp)
-// loads the compiled program as the tool's filter: its errno rules return their own errno
-// (EAFNOSUPPORT for a packet socket under the default policy), the program's variable never
-// reaches the tool, and the filter is there (Seccomp: 2). A --rootfs run hands runsc the OCI
-// profile, which answers the same rule with EPERM (this runsc's reader has no errno codes).
 TEST_F(Runsc, ThePolicyIsLoadedInsideTheSandboxWithItsOwnErrnos) {
   const std::string probe =
       "import os, socket\n"
@@ -753,23 +696,6 @@ TEST_F(Runsc, DeniedSyscallsAreReportedInTheResult) {
 }
 
 // jail export-oci writes a bundle that runsc runs by itself.
-// `runsc run` of a bundle from `jail export-oci`, as a user runs it by hand; its output.
-std::string run_exported_bundle(const std::string& bundle, const std::string& state) {
-  const std::string command =
-      // Its stdin a pipe: runsc chowns its stdio to nobody, and the test's may be /dev/null.
-      "cd " + bundle + " && : | runsc --root " + state +
-      " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run jail-export-test 2>&1;"
-      " runsc --root " +
-      state + " delete --force jail-export-test >/dev/null 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return "popen failed";
-  std::string out;
-  char buffer[256];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
-  ::pclose(pipe);
-  return out;
-}
-
 TEST_F(Runsc, ExportedBundleRunsUnderRunscRun) {
   TempDir work;
   const std::string bundle = work / "bundle";

@@ -684,6 +684,22 @@ TEST(RunscExport, EnosysIsEpermWhenThePolicyLetsPtraceRun) {
   expect_runsc_export_decides_as(p, false);
 }
 
+// The first rule whose condition holds decides, so an `allow ptrace` behind an unconditional
+// rule never runs; one ahead of it, a conditional one, or an allowing default does.
+TEST(RunscExport, PtraceCanRunReadsTheRulesInOrder) {
+  const auto can_run = [](const std::string& text) {
+    return ptrace_can_run(parse_policy(text, "p.policy"));
+  };
+  EXPECT_FALSE(can_run("default errno EPERM\nallow read\n"));
+  EXPECT_TRUE(can_run("default allow\nkill read\n"));
+  EXPECT_FALSE(can_run("default allow\nerrno EPERM ptrace\n"));
+  EXPECT_FALSE(can_run("default errno EPERM\nkill ptrace\nallow ptrace\n"));
+  EXPECT_TRUE(can_run("default errno EPERM\nallow ptrace\nkill ptrace\n"));
+  EXPECT_TRUE(can_run("default errno EPERM\nallow ptrace if arg0 == 0\nkill ptrace\n"));
+  EXPECT_TRUE(can_run("default allow\nkill ptrace if arg0 == 16\n"));
+  EXPECT_FALSE(can_run("default errno EPERM\nkill ptrace if arg0 == 16\n"));
+}
+
 const Program& docker_program() {
   static const Program prog = compile(import_file(fixture("docker-default.json")), Routing::direct);
   return prog;

@@ -255,6 +255,7 @@ Process launch_runsc(const Spec& spec) {
                               "native runtime",
                               spec.policy));
     }
+    if (prepared) refuse_if_gvisor_cannot_hold(*prepared->policy, spec.policy);
     // Made only for a bundle that hands runsc the profile; one that would carry no policy at
     // all is refused by write_bundle.
     const auto profile = [&]() -> nlohmann::json {

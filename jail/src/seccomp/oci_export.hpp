@@ -27,6 +27,11 @@ enum class OciReader : std::uint8_t { any_runtime, runsc };
 // return (see export_runsc_seccomp), which stay refused with EPERM.
 [[nodiscard]] OciSeccomp oci_seccomp_for(const std::string& policy_name, OciReader reader);
 
+// Throws jail::Error (step "policy") for a policy gVisor cannot hold a tool to: one that lets
+// ptrace run (see policy::ptrace_can_run). Every policy that runsc applies — as a profile or
+// through jail's loader — is checked.
+void refuse_if_gvisor_cannot_hold(const policy::Policy& policy, const std::string& policy_name);
+
 // The same, of a policy already loaded (named `policy_name` in messages).
 [[nodiscard]] nlohmann::json oci_profile_of(const policy::Policy& policy,
                                             const std::string& policy_name, OciReader reader);

@@ -63,8 +63,11 @@ class ExportError : public std::runtime_error {
 // runsc refuses SCMP_ACT_KILL_PROCESS: `kill` is SCMP_ACT_TRAP, whose uncaught SIGSYS ends the
 // process. Throws ExportError as export_oci_seccomp does.
 [[nodiscard]] nlohmann::json export_runsc_seccomp(const Policy& policy);
-// Whether export_runsc_seccomp writes `policy`'s `errno ENOSYS` rules as EPERM (the policy lets
-// ptrace run). The baseline's clone3 → ENOSYS is one: glibc then starts no threads under runsc.
-[[nodiscard]] bool runsc_enosys_is_eperm(const Policy& policy);
+// Whether some call to ptrace can run under the policy (a rule before the first unconditional
+// one, or the default, lets it). A tracer could then let an SCMP_ACT_TRACE call through, so
+// export_runsc_seccomp writes `errno ENOSYS` rules as EPERM; and gVisor checks a filter before a
+// tracer's syscall-entry stop and not after it, so the tracer can change the call into one the
+// policy refuses (Linux checks again since 4.8).
+[[nodiscard]] bool ptrace_can_run(const Policy& policy);
 
 }  // namespace jail::policy

@@ -1,0 +1,69 @@
+#include "runsc_fixture.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace jail_test {
+
+struct stat null_device() {
+  struct stat info {};
+  ::stat("/dev/null", &info);
+  return info;
+}
+
+int runsc_dirs() {
+  int count = 0;
+  for (const std::filesystem::path& dir :
+       {std::filesystem::temp_directory_path(), std::filesystem::path("/dev/shm")}) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+      if (entry.path().filename().string().starts_with("jail-runsc-")) ++count;
+    }
+  }
+  return count;
+}
+
+void Runsc::SetUp() {
+  if (::geteuid() != 0) GTEST_FAIL() << "runsc runs need root; this suite runs as root in CI";
+  if (!std::filesystem::exists("/usr/bin/runsc")) {
+    GTEST_FAIL()
+        << "runsc is not installed; scripts/install-deps.sh installs the Debian package runsc";
+  }
+  before_ = runsc_dirs();
+  null_before_ = null_device();
+}
+
+void Runsc::TearDown() {
+  EXPECT_EQ(runsc_dirs(), before_) << "a runsc bundle or state dir was left behind";
+  const struct stat null_after = null_device();
+  EXPECT_EQ(null_after.st_uid, null_before_.st_uid) << "a run chowned the host's /dev/null";
+  EXPECT_EQ(null_after.st_gid, null_before_.st_gid) << "a run chowned the host's /dev/null";
+  // Put back, so that one failure here does not leave the host changed.
+  if (null_after.st_uid != null_before_.st_uid || null_after.st_gid != null_before_.st_gid)
+    (void)::chown("/dev/null", null_before_.st_uid, null_before_.st_gid);
+}
+
+RunResult Runsc::runsc(std::vector<std::string> args, RunOptions options) {
+  args.insert(args.begin(), {"--runtime", "runsc"});
+  return run_jail(args, options);
+}
+
+std::string run_exported_bundle(const std::string& bundle, const std::string& state) {
+  const std::string command =
+      // Its stdin a pipe: runsc chowns its stdio to nobody, and the test's may be /dev/null.
+      "cd " + bundle + " && : | runsc --root " + state +
+      " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run jail-export-test 2>&1;"
+      " runsc --root " +
+      state + " delete --force jail-export-test >/dev/null 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return "popen failed";
+  std::string out;
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+  ::pclose(pipe);
+  return out;
+}
+
+}  // namespace jail_test
