@@ -162,12 +162,12 @@ int export_policy(const std::string& file, const std::string& format, const std:
     return 1;
   }
   if (format == "runsc" && policy::ptrace_can_run(*loaded.policy)) {
-    // As `jail --runtime runsc` refuses it (seccomp/oci_export.hpp): gVisor lets a tracer change
-    // a call after the filter has allowed it.
+    // As `jail --runtime runsc` refuses it (seccomp/oci_export.hpp).
     std::cerr << "jail policy export: " << file
-              << " lets ptrace run, which gVisor (runsc) cannot hold a tool to: a tracer can "
-                 "change a call after the filter has allowed it; put `kill ptrace` ahead of "
-                 "the rules that allow it, or export --format oci for runc or crun\n";
+              << " lets ptrace run, which gVisor (runsc) cannot hold a tool to: "
+              << policy::kGvisorTracerBypass
+              << "; put `kill ptrace` ahead of the rules that allow it, or export --format oci "
+                 "for runc or crun\n";
     return 1;
   }
   try {

@@ -28,13 +28,6 @@ nlohmann::json portable(nlohmann::json seccomp) {
   return seccomp;
 }
 
-// Why gVisor cannot hold a policy that lets ptrace run (checked with runsc 0.0~20221219: a
-// tracer turned an allowed getppid into the killed unshare, which ran).
-constexpr const char* kGvisorTracerBypass =
-    "a tracer can change a call after the filter has allowed it, into one the policy refuses "
-    "(gVisor checks the filter before a tracer's syscall-entry stop and not after it, as Linux "
-    "does)";
-
 }  // namespace
 
 void refuse_if_gvisor_cannot_hold(const policy::Policy& policy, const std::string& policy_name) {
@@ -43,7 +36,7 @@ void refuse_if_gvisor_cannot_hold(const policy::Policy& policy, const std::strin
               fmt::format("policy {} lets ptrace run, which gVisor (runsc) cannot hold it to: {}; "
                           "put `kill ptrace` ahead of the rules that allow it, or use the "
                           "native runtime",
-                          policy_name, kGvisorTracerBypass));
+                          policy_name, policy::kGvisorTracerBypass));
 }
 
 nlohmann::json oci_profile_of(const policy::Policy& policy, const std::string& policy_name,
@@ -57,7 +50,7 @@ nlohmann::json oci_profile_of(const policy::Policy& policy, const std::string& p
       // runc and crun hold it (Linux checks the filter again after a tracer's stop); a user
       // who takes the bundle to a gVisor RuntimeClass must know it does not hold there.
       jail::log().warn("policy {} lets ptrace run: under gVisor (runsc) {}", policy_name,
-                       kGvisorTracerBypass);
+                       policy::kGvisorTracerBypass);
     }
     return portable(policy::export_oci_seccomp(policy));
   } catch (const policy::ExportError& error) {
