@@ -190,11 +190,14 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
       }
       return failure;
     case Step::runsc_session:
+    case Step::runsc_mount_namespace:
     case Step::runsc_fds:
       failure.message =
           fmt::format("cannot start runsc: its process could not {}: {}",
                       step == Step::runsc_session ? "start a session of its own (setsid)"
-                                                  : "take its stdio and debug log",
+                      : step == Step::runsc_mount_namespace
+                          ? "make a private mount namespace of its own to bind the jail's root in"
+                          : "take its stdio and debug log",
                       errno_text(err));
       return failure;
     case Step::exec_runsc:

@@ -80,6 +80,8 @@ std::string_view step_name(Step step) {
       return "start_runsc";
     case Step::runsc_session:
       return "runsc_session";
+    case Step::runsc_mount_namespace:
+      return "runsc_mount_namespace";
     case Step::runsc_fds:
       return "runsc_fds";
     case Step::exec_runsc:

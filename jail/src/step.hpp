@@ -47,6 +47,7 @@ enum class Step : std::int32_t {
   keeper_subreaper,
   start_runsc,
   runsc_session,
+  runsc_mount_namespace,  // the namespace its binds of the bundle's rootfs are made in
   runsc_fds,
   exec_runsc,
 };

@@ -20,10 +20,11 @@ std::string read(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A bind over an /etc entry the run-once bundle carries in its rootfs: the mount point is that
-// entry, and it once was a hard link to the host's file, opened with O_TRUNC — which emptied
-// the host's /etc/issue whenever the bundle was on the root file system ($TMPDIR there).
-TEST(OciBundle, ABindOverAnInlinedEtcEntryLeavesTheHostsFileWhole) {
+// A --bind over an /etc entry of the host-minimal root: the mount point in the rootfs is that
+// entry's. When run-once bundles carried copies of /etc entries it once was a hard link to the
+// host's file, opened with O_TRUNC — which emptied the host's /etc/issue whenever the bundle was
+// on the root file system ($TMPDIR there). The rootfs holds only empty mount points now.
+TEST(OciBundle, ABindOverAnEtcEntryOfTheRootLeavesTheHostsFileWhole) {
   const fs::path host_file = "/etc/issue";
   struct stat host {};
   if (::stat(host_file.c_str(), &host) != 0 || !S_ISREG(host.st_mode)) {

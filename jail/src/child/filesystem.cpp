@@ -191,6 +191,23 @@ int make_overlay(const MountOp& op) {
   return mnt;
 }
 
+// A bind's source as a detached copy of its tree, sealed with the op's attributes before it is
+// attached anywhere: op.source_fd, or -1 for an optional one that is missing. 0, or errno with
+// `step` set.
+int open_bind_source(MountOp& op, Step& step) {
+  op.source_fd =
+      ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+  if (op.source_fd < 0) {
+    step = Step::open_bind_source;
+    return op.optional && errno == ENOENT ? 0 : errno;
+  }
+  if (set_attributes(op.source_fd, bind_attributes(op), true) != 0) {
+    step = Step::restrict_bind_source;
+    return errno;
+  }
+  return 0;
+}
+
 void open_sources(Plan& plan) {
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     MountOp& op = plan.ops[i];
@@ -202,15 +219,8 @@ void open_sources(Plan& plan) {
       continue;
     }
     if (op.kind != OpKind::bind) continue;
-    op.source_fd =
-        ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-    if (op.source_fd < 0) {
-      if (op.optional && errno == ENOENT) continue;
-      fail(plan, Step::open_bind_source, errno, detail);
-    }
-    if (set_attributes(op.source_fd, bind_attributes(op), true) != 0) {
-      fail(plan, Step::restrict_bind_source, errno, detail);
-    }
+    Step step{};
+    if (const int err = open_bind_source(op, step); err != 0) fail(plan, step, err, detail);
   }
 }
 
@@ -313,6 +323,28 @@ void seal_read_only(const Plan& plan, int root) {
 }
 
 }  // namespace
+
+int bind_beneath(int root, MountOp& op, Step& step) {
+  if (const int err = open_bind_source(op, step); err != 0 || op.source_fd < 0) return err;
+  char buffer[PATH_MAX];
+  const char* leaf = nullptr;
+  int err = 0;
+  const int parent = open_parent(root, op.target, buffer, &leaf);
+  const int target = parent < 0 ? -1 : open_mount_point(parent, leaf, op.target_is_dir);
+  if (target < 0) {
+    err = errno;
+    step = Step::create_mount_target;
+  } else if (::move_mount(op.source_fd, "", target, "",
+                          MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
+    err = errno;
+    step = Step::mount;
+  }
+  if (target >= 0) ::close(target);
+  if (parent >= 0) ::close(parent);
+  ::close(op.source_fd);
+  op.source_fd = -1;
+  return err;
+}
 
 void build_root(Plan& plan) {
   // Nothing done here may propagate back to the host's mounts.

@@ -119,6 +119,15 @@ struct Plan {
   int report_fd = -1;  // child -> parent: Report records
 };
 
+// Binds made into a directory of the host instead of a new root: runsc's process makes those of
+// `ops` with host_side[i] set inside a run bundle's rootfs, before its exec (oci::RunBundle).
+struct HostBinds {
+  const char* root_dir = nullptr;
+  MountOp* ops = nullptr;
+  const bool* host_side = nullptr;
+  std::size_t op_count = 0;
+};
+
 // Entry point of the cloned child (PID 1 of the new pid namespace). Never returns.
 [[noreturn]] void run(Plan& plan);
 

@@ -18,7 +18,7 @@
 #include "identity.hpp"
 #include "jail/error.hpp"
 #include "oci/command_runs.hpp"
-#include "oci/host_etc.hpp"
+#include "oci/host_side_binds.hpp"
 #include "oci/rootfs_mount_points.hpp"
 #include "oci/working_directory.hpp"
 #include "plan_builder.hpp"
@@ -29,15 +29,16 @@
 #include "unique_fd.hpp"
 
 namespace jail::oci {
-namespace {
-
-namespace fs = std::filesystem;
 
 // The same mounts a native run makes, from the same layout code, so the two back ends agree.
 struct Layout {
   PlanBuilder builder;
   Identity identity;
 };
+
+namespace {
+
+namespace fs = std::filesystem;
 
 std::unique_ptr<Layout> native_layout(const Spec& spec) {
   auto layout = std::make_unique<Layout>();
@@ -152,8 +153,9 @@ bool make_bundle_directory(const fs::path& dir) {
           : fmt::format("cannot create bundle directory {}: {}", dir.string(), std::strerror(err)));
 }
 
-// Where a bind lands in the rootfs. What an earlier op put at the same path (an inlined /etc
-// entry a --bind covers, a generated file) is left as it is, never truncated: the mount hides it.
+// Where a bind lands in the rootfs. What is at the same path already (a generated file an earlier
+// op wrote, the mount point runsc's process made) is left as it is, never truncated: the mount
+// hides it.
 void make_mount_point(const fs::path& path, bool is_dir) {
   if (is_dir) {
     fs::create_directories(path);
@@ -168,20 +170,13 @@ void make_mount_point(const fs::path& path, bool is_dir) {
   }
 }
 
-// The host-minimal root's own /etc entries (not a --bind that lands in /etc).
-bool host_etc_entry(const child::MountOp& op, const OpDescription& description) {
-  return op.kind == child::OpKind::bind && op.optional &&
-         description.origin == kHostMinimalRootOrigin && description.target.starts_with("/etc/");
-}
-
 // The bundle's rootfs holds what a native run creates on its tmpfs root: mount points, links and
-// the generated /etc files, and for a BundleUse::run_once the host's /etc entries that are cheaper
-// there than bound (oci/host_etc.hpp). Everything else comes in as mounts. Returns, per op,
-// whether it is in the rootfs already (and so needs no mount).
-std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, BundleUse use) {
+// the generated /etc files. Everything else comes in as mounts. A mount point of a bind that
+// runsc's process makes may be there already (it makes its own as the native run does); one
+// made here is left as it is.
+void lay_out_rootfs(const Layout& layout, const fs::path& rootfs) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const auto& descriptions = layout.builder.descriptions();
-  std::vector<bool> in_rootfs(plan.op_count, false);
   fs::create_directories(rootfs / "dev");  // the runtime's /dev tmpfs goes there (make_config)
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     const child::MountOp& op = plan.ops[i];
@@ -197,23 +192,18 @@ std::vector<bool> lay_out_rootfs(const Layout& layout, const fs::path& rootfs, B
         write_text(path, op.source, op.source_len);
         break;
       case child::OpKind::bind:
-        if (use == BundleUse::run_once && host_etc_entry(op, descriptions[i]) &&
-            inline_host_entry(descriptions[i].source, path)) {
-          in_rootfs[i] = true;
-        } else {
-          make_mount_point(path, op.target_is_dir);
-        }
+        make_mount_point(path, op.target_is_dir);
         break;
       default:
         fs::create_directories(path);
         break;
     }
   }
-  return in_rootfs;
 }
 
+// `bound_by_runsc`: per op, whether runsc's process binds it (none when null); those are left out.
 nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::string& root_path,
-                          const nlohmann::json& seccomp, const std::vector<bool>& in_rootfs,
+                          const nlohmann::json& seccomp, const bool* bound_by_runsc = nullptr,
                           const std::optional<std::string>& loader_exec = std::nullopt) {
   const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const auto& descriptions = layout.builder.descriptions();
@@ -233,7 +223,7 @@ nlohmann::json config_for(const Layout& layout, const Spec& spec, const std::str
     if (under_dev(descriptions[i].target)) continue;
     if (op.kind == child::OpKind::bind && op.optional && !fs::exists(descriptions[i].source))
       continue;
-    if (!in_rootfs.empty() && in_rootfs[i]) continue;
+    if (bound_by_runsc != nullptr && bound_by_runsc[i]) continue;
     if (nlohmann::json mount = mount_json(op, descriptions[i]); !mount.is_null())
       mounts.push_back(mount);
   }
@@ -290,36 +280,35 @@ bool mounts_over_loader(const std::vector<OpDescription>& descriptions) {
 }
 
 // Everything in the bundle's directory: the rootfs, then config.json.
-BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const BundleSeccomp& seccomp,
-                        BundleUse use) {
-  const auto layout = native_layout(spec);
+BundleFacts fill_bundle(const Layout& layout, const Spec& spec, const fs::path& dir,
+                        const BundleSeccomp& seccomp, BundleUse use,
+                        const bool* bound_by_runsc = nullptr) {
   std::string root_path = "rootfs";
-  std::vector<bool> in_rootfs;
   if (spec.rootfs) {
     root_path = *spec.rootfs;
-    check_rootfs_mount_points(const_cast<PlanBuilder&>(layout->builder).plan(),
-                              layout->builder.descriptions(), *spec.rootfs);
+    check_rootfs_mount_points(const_cast<PlanBuilder&>(layout.builder).plan(),
+                              layout.builder.descriptions(), *spec.rootfs);
   } else {
-    in_rootfs = lay_out_rootfs(*layout, dir / "rootfs", use);
+    lay_out_rootfs(layout, dir / "rootfs");
   }
-  const child::Plan& plan = const_cast<PlanBuilder&>(layout->builder).plan();
+  const child::Plan& plan = const_cast<PlanBuilder&>(layout.builder).plan();
   const fs::path root = spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs";
   const std::string cwd = normalize_jail_path(spec.cwd);
-  check_working_directory(plan, layout->builder.descriptions(), in_rootfs, root, cwd);
+  check_working_directory(plan, layout.builder.descriptions(), root, cwd);
   BundleFacts facts;
   if (const std::string& command = spec.argv.front(); command.find('/') != std::string::npos) {
     // Not normalized: the walk takes "." and ".." as the jail would.
-    facts.command_found = exists_in_jail(plan, layout->builder.descriptions(), in_rootfs, root,
+    facts.command_found = exists_in_jail(plan, layout.builder.descriptions(), root,
                                          command.starts_with('/') ? command : cwd + "/" + command);
   }
   // The policy: loaded inside the sandbox by jail's loader where the bundle can start the
   // command that way (BundleSeccomp::program), else handed to the runtime.
   std::optional<std::string> loader_exec;  // the command as the loader execs it
   if (seccomp.program != nullptr && use == BundleUse::run_once && !spec.rootfs &&
-      !mounts_over_loader(layout->builder.descriptions())) {
+      !mounts_over_loader(layout.builder.descriptions())) {
     const std::string path_env = environment_value(spec.env, "PATH").value_or("");
-    const CommandLookup lookup{
-        plan, layout->builder.descriptions(), in_rootfs, root, cwd, path_env, layout->identity};
+    const CommandLookup lookup{plan,           layout.builder.descriptions(), root, cwd, path_env,
+                               layout.identity};
     loader_exec = command_known_to_run(lookup, spec.argv.front());
     if (loader_exec) write_policy_loader(root, *seccomp.program);
     facts.policy_in_sandbox = loader_exec.has_value();
@@ -332,17 +321,25 @@ BundleFacts fill_bundle(const Spec& spec, const fs::path& dir, const BundleSecco
                 "jail's policy loader, and no OCI profile was given; not written");
   }
   const nlohmann::json config =
-      config_for(*layout, spec, root_path, profile, in_rootfs, loader_exec);
+      config_for(layout, spec, root_path, profile, bound_by_runsc, loader_exec);
   const std::string text = (use == BundleUse::kept ? config.dump(2) : config.dump()) + "\n";
   write_text(dir / "config.json", text.data(), text.size());
   return facts;
+}
+
+// Empties a bundle directory whose writing failed: nothing half written stays. One made here
+// goes too; one that was there is left empty.
+void remove_written(const fs::path& dir, bool made) {
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator(dir, ignored)) fs::remove_all(entry, ignored);
+  if (made) fs::remove(dir, ignored);
 }
 
 }  // namespace
 
 nlohmann::json make_config(const Spec& spec, const std::string& root_path,
                            const nlohmann::json& seccomp) {
-  return config_for(*native_layout(spec), spec, root_path, seccomp, {});
+  return config_for(*native_layout(spec), spec, root_path, seccomp);
 }
 
 fs::path run_bundle_parent() {
@@ -357,14 +354,54 @@ fs::path run_bundle_parent() {
 
 BundleFacts write_bundle(const Spec& spec, const fs::path& dir, const BundleSeccomp& seccomp,
                          BundleUse use) {
+  if (use == BundleUse::run_once) return RunBundle(spec, dir).write(spec, seccomp);
   const bool made = make_bundle_directory(dir);
   try {
-    return fill_bundle(spec, dir, seccomp, use);
+    return fill_bundle(*native_layout(spec), spec, dir, seccomp, use);
   } catch (...) {
-    // Nothing half written stays: a directory made here goes, one that was there is left empty.
-    std::error_code ignored;
-    for (const auto& entry : fs::directory_iterator(dir, ignored)) fs::remove_all(entry, ignored);
-    if (made) fs::remove(dir, ignored);
+    remove_written(dir, made);
+    throw;
+  }
+}
+
+RunBundle::RunBundle(const Spec& spec, fs::path dir) : dir_(std::move(dir)) {
+  made_dir_ = make_bundle_directory(dir_);
+  try {
+    layout_ = native_layout(spec);
+    const child::Plan& plan = const_cast<PlanBuilder&>(layout_->builder).plan();
+    host_side_ = std::make_unique<bool[]>(plan.op_count);
+    if (!spec.rootfs) {
+      rootfs_ = (dir_ / "rootfs").string();
+      fs::create_directory(rootfs_);
+      const std::vector<bool> host_side = host_side_binds(plan, layout_->builder.descriptions());
+      std::copy(host_side.begin(), host_side.end(), host_side_.get());
+    }
+  } catch (...) {
+    remove_written(dir_, made_dir_);
+    throw;
+  }
+}
+
+RunBundle::~RunBundle() = default;
+
+const std::vector<OpDescription>& RunBundle::descriptions() const {
+  return layout_->builder.descriptions();
+}
+
+child::HostBinds RunBundle::host_binds() {
+  if (rootfs_.empty()) return {};
+  child::Plan& plan = layout_->builder.plan();
+  return {.root_dir = rootfs_.c_str(),
+          .ops = plan.ops,
+          .host_side = host_side_.get(),
+          .op_count = plan.op_count};
+}
+
+BundleFacts RunBundle::write(const Spec& spec, const BundleSeccomp& seccomp) {
+  try {
+    return fill_bundle(*layout_, spec, dir_, seccomp, BundleUse::run_once, host_side_.get());
+  } catch (...) {
+    remove_written(dir_, made_dir_);
     throw;
   }
 }

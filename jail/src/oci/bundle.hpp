@@ -5,22 +5,25 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "child/plan.hpp"
 #include "jail/spec.hpp"
+#include "plan_builder.hpp"
 #include "policy/compile.hpp"
 
 namespace jail::oci {
 
-// What the bundle is for. `run_once`: run by jail's runsc back end and removed — the host's
-// /etc entries that are regular files or small directories are placed in the bundle's rootfs
-// (copies; oci/host_etc.hpp), the rest bound, since gVisor's start-up pays
-// for every mount; and config.json is written without indentation, since every runsc process
-// parses it again at each start. `kept`: exported, read by people and run later, maybe
-// elsewhere — every /etc entry is a bind (the host's /etc of the day it runs) and config.json
-// is indented.
+// What the bundle is for. `run_once`: run by jail's runsc back end and removed (RunBundle) — the
+// read-only binds runsc's own process makes in the rootfs are left out of config.json, since
+// gVisor's start-up pays for every mount it lists (oci/host_side_binds.hpp); and config.json is
+// written without indentation, since every runsc process parses it again at each start. `kept`:
+// exported, read by people and run later, maybe elsewhere — every bind is in config.json and
+// config.json is indented.
 enum class BundleUse { run_once, kept };
 
 // What writing a bundle learnt of the jail it lays out, for telling a failure apart later.
@@ -52,6 +55,36 @@ struct BundleSeccomp {
 // host-minimal root; a --rootfs directory is referenced, not copied). Throws jail::Error.
 BundleFacts write_bundle(const Spec& spec, const std::filesystem::path& dir,
                          const BundleSeccomp& seccomp, BundleUse use);
+
+struct Layout;  // the native run's mount plan for a Spec (bundle.cpp)
+
+// A BundleUse::run_once bundle in two steps, so that most of it is written while runsc starts:
+// planned before runsc's process is cloned — the layout, the bundle's directory and rootfs, and
+// the binds that process makes itself (host_binds) — then written.
+class RunBundle {
+ public:
+  // Makes `dir` (new or empty) and its rootfs. Throws jail::Error.
+  RunBundle(const Spec& spec, std::filesystem::path dir);
+  ~RunBundle();
+  RunBundle(const RunBundle&) = delete;
+  RunBundle& operator=(const RunBundle&) = delete;
+
+  // Each op of the layout, for naming the one a failure report points at.
+  [[nodiscard]] const std::vector<OpDescription>& descriptions() const;
+  // What runsc's process binds before its exec (none for a --rootfs, which jail does not write
+  // into). Points into this object, which must outlive the clone.
+  [[nodiscard]] child::HostBinds host_binds();
+  // The rest of the bundle, for the same `spec`: the rootfs's entries and config.json. On
+  // failure what was written goes again, the directory with it when it was made here.
+  BundleFacts write(const Spec& spec, const BundleSeccomp& seccomp);
+
+ private:
+  std::filesystem::path dir_;
+  std::string rootfs_;
+  bool made_dir_ = false;
+  std::unique_ptr<Layout> layout_;
+  std::unique_ptr<bool[]> host_side_;
+};
 
 // Where a bundle that is run once and removed (jail's runsc back end) is best written: $TMPDIR
 // when it is set (the caller's choice), else /dev/shm when it is a writable tmpfs, else empty

@@ -100,7 +100,7 @@ std::optional<Loaded> load_of(const HostFile& host, const Identity& identity) {
 // followed (a script's, then an ELF file's loader), which is as far as it is checked.
 bool known_to_run(const CommandLookup& lookup, const std::string& path, int depth = 0) {
   const std::optional<HostFile> host =
-      host_file_in_jail(lookup.plan, lookup.descriptions, lookup.in_rootfs, lookup.root, path);
+      host_file_in_jail(lookup.plan, lookup.descriptions, lookup.root, path);
   const std::optional<Loaded> loaded = host ? load_of(*host, lookup.identity) : std::nullopt;
   if (!loaded) return false;
   switch (loaded->kind) {
@@ -140,8 +140,7 @@ std::optional<std::string> command_known_to_run(const CommandLookup& lookup,
     entries.remove_prefix(colon == std::string_view::npos ? entries.size() : colon + 1);
     if (entry.empty()) return std::nullopt;  // the working directory: left to the runtime
     const std::string candidate = in_cwd(std::string(entry) + "/" + command);
-    if (exists_in_jail(lookup.plan, lookup.descriptions, lookup.in_rootfs, lookup.root,
-                       candidate)) {
+    if (exists_in_jail(lookup.plan, lookup.descriptions, lookup.root, candidate)) {
       if (!known_to_run(lookup, candidate)) return std::nullopt;
       return candidate;
     }

@@ -18,7 +18,6 @@ namespace jail::oci {
 struct CommandLookup {
   const child::Plan& plan;
   const std::vector<OpDescription>& descriptions;
-  const std::vector<bool>& in_rootfs;
   std::filesystem::path root;
   std::string cwd;       // absolute, normalized
   std::string path_env;  // the jail's PATH; empty when the environment has none

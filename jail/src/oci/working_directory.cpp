@@ -30,9 +30,8 @@ struct Place {
 
 class Resolver {
  public:
-  Resolver(const child::Plan& plan, const std::vector<OpDescription>& descriptions,
-           const std::vector<bool>& in_rootfs, fs::path root)
-      : plan_(plan), descriptions_(descriptions), in_rootfs_(in_rootfs), root_(std::move(root)) {}
+  Resolver(const child::Plan& plan, const std::vector<OpDescription>& descriptions, fs::path root)
+      : plan_(plan), descriptions_(descriptions), root_(std::move(root)) {}
 
   // The last mount holding `path` (a later one covers an earlier), else the root.
   [[nodiscard]] Place place_of(const std::string& path) const {
@@ -41,7 +40,7 @@ class Resolver {
       const OpDescription& description = descriptions_[i];
       const std::string& target = description.target;
       if (!child::is_mount(op.kind)) continue;  // in the root, not a mount
-      if (!jail_path_within(path, target) || (!in_rootfs_.empty() && in_rootfs_[i])) continue;
+      if (!jail_path_within(path, target)) continue;
       std::error_code error;
       if (op.kind == child::OpKind::bind && op.optional && !fs::exists(description.source, error))
         continue;  // left out, as the native run skips it
@@ -137,17 +136,15 @@ class Resolver {
 
   const child::Plan& plan_;
   const std::vector<OpDescription>& descriptions_;
-  const std::vector<bool>& in_rootfs_;
   fs::path root_;
 };
 
 }  // namespace
 
 void check_working_directory(const child::Plan& plan,
-                             const std::vector<OpDescription>& descriptions,
-                             const std::vector<bool>& in_rootfs, const fs::path& root,
+                             const std::vector<OpDescription>& descriptions, const fs::path& root,
                              const std::string& cwd) {
-  const Resolver resolver(plan, descriptions, in_rootfs, root);
+  const Resolver resolver(plan, descriptions, root);
   if (const std::optional<std::string> where = resolver.failure(cwd, Resolver::Want::directory)) {
     throw Error("chdir", ENOENT,
                 fmt::format("cannot enter the working directory {} inside the jail: it is not a "
@@ -158,17 +155,15 @@ void check_working_directory(const child::Plan& plan,
 }
 
 bool exists_in_jail(const child::Plan& plan, const std::vector<OpDescription>& descriptions,
-                    const std::vector<bool>& in_rootfs, const fs::path& root,
-                    const std::string& path) {
-  const Resolver resolver(plan, descriptions, in_rootfs, root);
+                    const fs::path& root, const std::string& path) {
+  const Resolver resolver(plan, descriptions, root);
   return !resolver.failure(path, Resolver::Want::anything).has_value();
 }
 
 std::optional<HostFile> host_file_in_jail(const child::Plan& plan,
                                           const std::vector<OpDescription>& descriptions,
-                                          const std::vector<bool>& in_rootfs, const fs::path& root,
-                                          const std::string& path) {
-  const Resolver resolver(plan, descriptions, in_rootfs, root);
+                                          const fs::path& root, const std::string& path) {
+  const Resolver resolver(plan, descriptions, root);
   Place found;
   if (resolver.failure(path, Resolver::Want::anything, &found) || found.kind != Place::Kind::host)
     return std::nullopt;

@@ -17,19 +17,17 @@ namespace jail::oci {
 
 // Throws jail::Error ("chdir", ENOENT) unless `cwd` (absolute, normalized) is a directory in the
 // jail laid out by `plan` over the root directory `root`: each component in turn, in the last
-// mount that holds it (ops marked `in_rootfs` are in the root instead), symlinks followed as
+// mount that holds it, symlinks followed as
 // the jail follows them — an absolute one from the jail's root, never the host's.
 void check_working_directory(const child::Plan& plan,
                              const std::vector<OpDescription>& descriptions,
-                             const std::vector<bool>& in_rootfs, const std::filesystem::path& root,
-                             const std::string& cwd);
+                             const std::filesystem::path& root, const std::string& cwd);
 
 // Whether `path` (absolute; "." and ".." taken as the jail takes them) names a file of any kind in
 // the same jail, looked up as check_working_directory looks up a directory. A symlink at the end is
 // followed, as an exec follows it: a dangling one does not exist.
 [[nodiscard]] bool exists_in_jail(const child::Plan& plan,
                                   const std::vector<OpDescription>& descriptions,
-                                  const std::vector<bool>& in_rootfs,
                                   const std::filesystem::path& root, const std::string& path);
 
 // The host file that serves `path` in the same jail, found as exists_in_jail finds it (a
@@ -41,6 +39,6 @@ struct HostFile {
 };
 [[nodiscard]] std::optional<HostFile> host_file_in_jail(
     const child::Plan& plan, const std::vector<OpDescription>& descriptions,
-    const std::vector<bool>& in_rootfs, const std::filesystem::path& root, const std::string& path);
+    const std::filesystem::path& root, const std::string& path);
 
 }  // namespace jail::oci

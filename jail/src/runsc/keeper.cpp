@@ -1,6 +1,8 @@
 #include "runsc/keeper.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,6 +15,7 @@
 
 #include "child/caller_memory.hpp"
 #include "child/fail.hpp"
+#include "child/filesystem.hpp"
 #include "child/raw_syscall.hpp"
 #include "child/syscalls.hpp"
 #include "step.hpp"
@@ -164,6 +167,26 @@ void reap_orphans() {
   child::raw::exit_group(128 + signal);
 }
 
+// The host-minimal root's read-only binds, made in the bundle's rootfs by runsc's process: part
+// of the root runsc serves, they cost gVisor no mount of its own (oci/host_side_binds.hpp). In a
+// mount namespace of runsc's own, private, so that the host's mount table never holds them; the
+// gofer and the sandbox runsc starts are in it too. A bind that fails ends the start, as
+// natively: the report names it (detail: its op).
+void bind_into_rootfs(const child::HostBinds& binds, int report) {
+  if (::unshare(CLONE_NEWNS) != 0) fail(report, Step::runsc_mount_namespace, errno);
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    fail(report, Step::runsc_mount_namespace, errno);
+  const int root = ::open(binds.root_dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (root < 0) fail(report, Step::stage_root, errno);
+  for (std::size_t i = 0; i < binds.op_count; ++i) {
+    if (!binds.host_side[i]) continue;
+    Step step{};
+    if (const int err = child::bind_beneath(root, binds.ops[i], step); err != 0)
+      fail(report, step, err, static_cast<int>(i));
+  }
+  ::close(root);
+}
+
 }  // namespace
 
 void stop_keeper(int keeper_pidfd) {
@@ -198,6 +221,7 @@ void stop_keeper(int keeper_pidfd) {
     if (const int err = child::sys::join_cgroup_v1(fd); err != 0)
       fail(report, Step::cgroup_attach, err);
   }
+  if (exec.host_binds.root_dir != nullptr) bind_into_rootfs(exec.host_binds, report);
   // Both moved out of the way first: stdio's dup2, and each other's, must not land on them.
   const auto above_fixed_slots = [report](int fd) {
     if (fd < 0 || fd > kReportFd) return fd;

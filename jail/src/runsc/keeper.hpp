@@ -13,6 +13,8 @@
 
 #include <span>
 
+#include "child/plan.hpp"
+
 namespace jail {
 
 // Sent by jail with SI_QUEUE and kKeeperStopMarker as its value (stop_keeper), it has the keeper
@@ -32,7 +34,9 @@ void stop_keeper(int keeper_pidfd);
 // one), fd 3 its debug log when `debug_log` >= 0, and the v1 `tasks` files of the jail's
 // cgroups, which it joins before its exec (v2: the clone places it). `report_fd` is the report
 // socket (child/report.hpp) on which the keeper and runsc's process name a step that failed
-// before runsc ran; without it their exit 125 would read as the tool's own.
+// before runsc ran; without it their exit 125 would read as the tool's own. `host_binds`: the
+// binds runsc's process makes in the bundle's rootfs, in a mount namespace of its own, before
+// its exec (oci/host_side_binds.hpp).
 struct RunscExec {
   const char* path = nullptr;
   char* const* argv = nullptr;
@@ -41,6 +45,7 @@ struct RunscExec {
   int debug_log = -1;
   int report_fd = -1;
   std::span<const int> cgroup_tasks;
+  child::HostBinds host_binds;
 };
 
 // Becomes runsc: joins the cgroups, sets up its fds, closes the rest and execs; a step that fails

@@ -156,6 +156,10 @@ Process launch_runsc(const Spec& spec) {
   // Before the clone: runsc must be inside the limits from its first instruction.
   state->cgroup = make_cgroup(spec);
   timeline.mark(child::Phase::cgroup_created);
+  // Planned before the clone, written while runsc starts: runsc's process binds the read-only
+  // binds into the rootfs itself (oci/host_side_binds.hpp), from this plan.
+  oci::RunBundle bundle(spec, sandbox.bundle());
+  state->context.ops = bundle.descriptions();
 
   // gVisor's own threads count against the jail's pids and memory limits: give it headroom
   // (see the README). jail owns the cgroup; runsc is told to leave cgroups alone. runsc waits at
@@ -202,7 +206,8 @@ Process launch_runsc(const Spec& spec) {
                        .stdio = {child_stdio[0].get(), child_stdio[1].get(), child_stdio[2].get()},
                        .debug_log = debug_log.write.get(),
                        .report_fd = report.write.get(),
-                       .cgroup_tasks = cgroup_task_fds};
+                       .cgroup_tasks = cgroup_task_fds,
+                       .host_binds = bundle.host_binds()};
   clone_args runsc_clone{};
   runsc_clone.exit_signal = SIGCHLD;
   clone_into(runsc_clone, state->cgroup);
@@ -262,10 +267,8 @@ Process launch_runsc(const Spec& spec) {
       return prepared ? oci_profile_of(*prepared->policy, spec.policy, OciReader::runsc)
                       : nlohmann::json();
     };
-    const oci::BundleFacts facts =
-        oci::write_bundle(spec, sandbox.bundle(),
-                          {.profile = profile, .program = prepared ? &prepared->program : nullptr},
-                          oci::BundleUse::run_once);
+    const oci::BundleFacts facts = bundle.write(
+        spec, {.profile = profile, .program = prepared ? &prepared->program : nullptr});
     sandbox.set_command_found(facts.command_found);
     if (prepared) {
       state->policy = prepared->policy;
