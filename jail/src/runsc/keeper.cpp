@@ -167,11 +167,11 @@ void reap_orphans() {
   child::raw::exit_group(128 + signal);
 }
 
-// The host-minimal root's read-only binds, made in the bundle's rootfs by runsc's process: part
-// of the root runsc serves, they cost gVisor no mount of its own (oci/host_side_binds.hpp). In a
-// mount namespace of runsc's own, private, so that the host's mount table never holds them; the
-// gofer and the sandbox runsc starts are in it too. A bind that fails ends the start, as
-// natively: the report names it (detail: its op).
+// The run's read-only binds (the root's and the caller's), made in the bundle's rootfs by
+// runsc's process: part of the root runsc serves, they cost gVisor no mount of its own
+// (oci/host_side_binds.hpp). In a mount namespace of runsc's own, private, so that the host's
+// mount table never holds them; the gofer and the sandbox runsc starts are in it too. A bind
+// that fails ends the start, as natively: the report names it (detail: its op).
 void bind_into_rootfs(const child::HostBinds& binds, int report) {
   if (::unshare(CLONE_NEWNS) != 0) fail(report, Step::runsc_mount_namespace, errno);
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
