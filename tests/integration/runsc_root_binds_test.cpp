@@ -104,6 +104,36 @@ TEST_F(Runsc, TheRootsBindsAreNeverInTheHostsMountTable) {
   EXPECT_EQ(host_mounts_with("jail-runsc"), "");
 }
 
+// A mount point behind a symlink in a bound directory: gVisor's gofer resolves a mount's target
+// following its links within the root, so the bind would land on the jail's /etc. jail refuses
+// it before runsc starts, as the native run refuses it, for a run and an exported bundle alike.
+TEST_F(Runsc, AMountPointBehindASymlinkInABoundDirectoryIsRefused) {
+  TempDir work;
+  std::filesystem::create_directories(work / "rw");
+  std::filesystem::create_directories(work / "payload");
+  write_file(work / "payload/planted", "planted\n");
+  std::filesystem::create_symlink("/etc", work / "rw/link");
+  const std::vector<std::string> binds = {"--bind", (work / "rw") + ":/w", "--ro-bind",
+                                          (work / "payload") + ":/w/link"};
+  std::vector<std::string> run = binds;
+  for (const char* word : {"--no-cwd", "--", "cat", "/etc/planted"}) run.push_back(word);
+  RunResult r = runsc(run);
+  EXPECT_EQ(r.exit_code, 125) << describe(r);
+  EXPECT_NE(r.err.find("the mount point /w/link is a symlink in " + (work / "rw") +
+                       " (bound at /w) (to /etc)"),
+            std::string::npos)
+      << describe(r);
+  EXPECT_EQ(r.out.find("planted"), std::string::npos) << describe(r);
+
+  std::vector<std::string> exported = {"export-oci", "--bundle", work / "bundle"};
+  exported.insert(exported.end(), binds.begin(), binds.end());
+  for (const char* word : {"--no-cwd", "--", "true"}) exported.push_back(word);
+  RunResult e = run_jail(exported);
+  EXPECT_NE(e.exit_code, 0) << describe(e);
+  EXPECT_NE(e.err.find("an OCI runtime would follow it"), std::string::npos) << describe(e);
+  EXPECT_FALSE(std::filesystem::exists(work / "bundle/config.json"));
+}
+
 // A step of the binds that fails ends the start before runsc runs, named as a native run names
 // it, never read as the tool's exit 125. The host never fails them by itself: `refusing`
 // (tests/probes/refusing.c) makes the one call fail for jail and what it starts.

@@ -43,27 +43,41 @@ TEST(HostSideBinds, AWritableBindStaysTheRuntimes) {
   EXPECT_EQ(decisions(builder), (Decisions{{"/data", false}}));
 }
 
-// Made first, a bind below an earlier mount would end up under it: the tmpfs would hide it, and
-// a bind inside another bind's tree would need its mount point in the host's directory.
-TEST(HostSideBinds, ABindBelowAnEarlierMountStaysTheRuntimes) {
+// Made first, a bind below an earlier mount of the runtime's would end up under it: the tmpfs or
+// the writable bind would hide it.
+TEST(HostSideBinds, ABindBelowAnEarlierMountOfTheRuntimesStaysTheRuntimes) {
   PlanBuilder builder;
   builder.tmpfs("/tmp", 1 << 20, 01777, false, true, "--tmpfs");
   builder.bind("/srv/in-tmp", "/tmp/data", true, "--ro-bind");
-  builder.bind("/usr", "/usr", true, "the host-minimal root");
-  builder.bind("/srv/share", "/usr/share/extra", true, "--ro-bind");
+  builder.bind("/srv/work", "/work", false, "--bind");
+  builder.bind("/srv/in-work", "/work/data", true, "--ro-bind");
   builder.proc("/proc");
   builder.bind("/srv/proc", "/proc/x", true, "--ro-bind");
   EXPECT_EQ(decisions(builder), (Decisions{{"/tmp", false},
                                            {"/tmp/data", false},
-                                           {"/usr", true},
-                                           {"/usr/share/extra", false},
+                                           {"/work", false},
+                                           {"/work/data", false},
                                            {"/proc", false},
                                            {"/proc/x", false}}));
 }
 
-// A bind that takes the place of an earlier entry at its path (the root's own /bin symlink, an
-// earlier bind of the same target) is mounted over it by the runtime, as natively; a later mount
-// over a host-side bind covers it as natively too, so it does not hold the bind back.
+// Inside a bind runsc's process makes, a read-only bind is made after it by the same process,
+// as natively: its target resolved beneath the root, no symlink followed at the end.
+TEST(HostSideBinds, ABindInsideOneRunscsProcessMakesIsMadeThereToo) {
+  PlanBuilder builder;
+  builder.bind("/srv/cwd", "/srv/cwd", true, "the current directory");
+  builder.bind("/srv/data", "/srv/cwd/link", true, "--ro-bind");
+  builder.bind("/usr", "/usr", true, "the host-minimal root");
+  builder.bind("/srv/share", "/usr/share/extra", true, "--ro-bind");
+  EXPECT_EQ(decisions(builder), (Decisions{{"/srv/cwd", true},
+                                           {"/srv/cwd/link", true},
+                                           {"/usr", true},
+                                           {"/usr/share/extra", true}}));
+}
+
+// A bind that takes the place of an earlier entry at its path (the root's own /bin symlink) is
+// mounted over it by the runtime, as natively; over an earlier bind runsc's process makes, by
+// that process after it. A later mount over a host-side bind covers it as natively too.
 TEST(HostSideBinds, ABindOverAnEarlierEntryAtItsPathStaysTheRuntimes) {
   PlanBuilder builder;
   builder.symlink("/bin", "usr/bin");
@@ -74,7 +88,7 @@ TEST(HostSideBinds, ABindOverAnEarlierEntryAtItsPathStaysTheRuntimes) {
   EXPECT_EQ(decisions(builder), (Decisions{{"/bin", false},
                                            {"/bin", false},
                                            {"/etc/hosts", true},
-                                           {"/etc/hosts", false},
+                                           {"/etc/hosts", true},
                                            {"/etc", false}}));
 }
 

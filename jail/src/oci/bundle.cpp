@@ -295,6 +295,7 @@ BundleFacts fill_bundle(const Layout& layout, const Spec& spec, const fs::path& 
   const fs::path root = spec.rootfs ? fs::path(*spec.rootfs) : dir / "rootfs";
   const std::string cwd = normalize_jail_path(spec.cwd);
   check_working_directory(plan, layout.builder.descriptions(), root, cwd);
+  check_mount_targets(plan, layout.builder.descriptions(), root, bound_by_runsc);
   BundleFacts facts;
   if (const std::string& command = spec.argv.front(); command.find('/') != std::string::npos) {
     // Not normalized: the walk takes "." and ".." as the jail would.

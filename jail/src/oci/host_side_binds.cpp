@@ -21,7 +21,7 @@ std::vector<bool> host_side_binds(const child::Plan& plan,
     if (target.empty() || target == "/" || jail_path_within(target, "/dev")) continue;
     bool covered = false;
     for (std::size_t j = 0; j < i && !covered; ++j) {
-      covered = plan.ops[j].kind != child::OpKind::mkdir &&
+      covered = plan.ops[j].kind != child::OpKind::mkdir && !host_side[j] &&
                 (targets[j].empty() || jail_path_within(target, targets[j]));
     }
     host_side[i] = !covered;

@@ -26,16 +26,22 @@ struct Place {
   bool mount_point = false;  // the path is a bind's target: its source, followed if a link
   std::string described;     // for the message
   bool allow_exec = true;    // Kind::host: the mount that holds it lets files there be run
+  bool bound = false;        // Kind::host: in a bound host directory (not the bundle's rootfs)
 };
 
 class Resolver {
  public:
-  Resolver(const child::Plan& plan, const std::vector<OpDescription>& descriptions, fs::path root)
-      : plan_(plan), descriptions_(descriptions), root_(std::move(root)) {}
+  // `ops_before`: only the mounts of the first so many ops count (all when not given).
+  Resolver(const child::Plan& plan, const std::vector<OpDescription>& descriptions, fs::path root,
+           std::optional<std::size_t> ops_before = std::nullopt)
+      : plan_(plan),
+        descriptions_(descriptions),
+        root_(std::move(root)),
+        op_limit_(ops_before.value_or(plan.op_count)) {}
 
   // The last mount holding `path` (a later one covers an earlier), else the root.
   [[nodiscard]] Place place_of(const std::string& path) const {
-    for (std::size_t i = plan_.op_count; i-- > 0;) {
+    for (std::size_t i = op_limit_; i-- > 0;) {
       const child::MountOp& op = plan_.ops[i];
       const OpDescription& description = descriptions_[i];
       const std::string& target = description.target;
@@ -57,8 +63,10 @@ class Resolver {
       }
       return {Place::Kind::host,
               below.empty() ? fs::path(description.source) : fs::path(description.source) / below,
-              below.empty(), fmt::format("{} (bound at {})", description.source, target),
-              op.allow_exec};
+              below.empty(),
+              fmt::format("{} (bound at {})", description.source, target),
+              op.allow_exec,
+              true};
     }
     return {Place::Kind::host, root_ / path.substr(1), false, "the jail's root"};
   }
@@ -137,6 +145,7 @@ class Resolver {
   const child::Plan& plan_;
   const std::vector<OpDescription>& descriptions_;
   fs::path root_;
+  std::size_t op_limit_;
 };
 
 }  // namespace
@@ -158,6 +167,37 @@ bool exists_in_jail(const child::Plan& plan, const std::vector<OpDescription>& d
                     const fs::path& root, const std::string& path) {
   const Resolver resolver(plan, descriptions, root);
   return !resolver.failure(path, Resolver::Want::anything).has_value();
+}
+
+void check_mount_targets(const child::Plan& plan, const std::vector<OpDescription>& descriptions,
+                         const fs::path& root, const bool* left_out) {
+  for (std::size_t i = 0; i < plan.op_count; ++i) {
+    if (!child::is_mount(plan.ops[i].kind) || (left_out != nullptr && left_out[i])) continue;
+    const std::string target = normalize_jail_path(descriptions[i].target);
+    if (target.empty() || jail_path_within(target, "/dev")) continue;
+    const Resolver before(plan, descriptions, root, i);
+    for (std::size_t end = target.find('/', 1);; end = target.find('/', end + 1)) {
+      const std::string current = target.substr(0, end);
+      const Place place = before.place_of(current);
+      struct stat info {};
+      if (place.kind == Place::Kind::host && place.bound && !place.mount_point &&
+          ::lstat(place.host.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
+        std::error_code error;
+        const fs::path text = fs::read_symlink(place.host, error);
+        const std::string where =
+            current == target
+                ? fmt::format("the mount point {} is a symlink", target)
+                : fmt::format("the mount point {} passes through {}, a symlink", target, current);
+        throw Error("mount", ELOOP,
+                    fmt::format("{}: {} in {} (to {}): an OCI runtime would follow it and mount "
+                                "elsewhere in the jail, where jail follows none; mount at a path "
+                                "without symlinks",
+                                descriptions[i].origin, where, place.described,
+                                error ? std::string("?") : text.string()));
+      }
+      if (end == std::string::npos) break;
+    }
+  }
 }
 
 std::optional<HostFile> host_file_in_jail(const child::Plan& plan,

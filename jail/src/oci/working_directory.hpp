@@ -30,6 +30,16 @@ void check_working_directory(const child::Plan& plan,
                                   const std::vector<OpDescription>& descriptions,
                                   const std::filesystem::path& root, const std::string& path);
 
+// Throws jail::Error ("mount", ELOOP) naming the first mount of `plan` (but those `left_out`
+// marks, when given, and the runtime's own under /dev) whose target passes through a symlink in
+// a bound host directory, in the jail the mounts before it lay out. An OCI runtime resolves a
+// mount's target following its symlinks within the root (runsc's gofer, runc's securejoin), so
+// a link in a bound directory — the caller's, or one the tool left there — would lead the mount
+// onto another path of the jail, /etc say; the native run refuses it (targets resolved beneath
+// the root, the last component never followed).
+void check_mount_targets(const child::Plan& plan, const std::vector<OpDescription>& descriptions,
+                         const std::filesystem::path& root, const bool* left_out = nullptr);
+
 // The host file that serves `path` in the same jail, found as exists_in_jail finds it (a
 // symlink at the end followed), or nullopt when there is none (missing, under /proc, or in one
 // of the jail's own tmpfs).
