@@ -18,6 +18,7 @@
 #include "child/filesystem.hpp"
 #include "child/raw_syscall.hpp"
 #include "child/syscalls.hpp"
+#include "child/vfork_clone.hpp"
 #include "step.hpp"
 
 namespace jail {
@@ -33,6 +34,9 @@ constexpr int kReportFd = kDebugLogFd + 1;
 // How long the keeper waits for runsc's orphans once runsc run has ended; they were sent SIGKILL
 // as it exited and end within a few ms.
 constexpr long kOrphanPatienceMs = 5000;
+// runsc's process's stack until its exec (vfork_clone): exec_runsc's frames, a path buffer among
+// them, and the C library calls it makes, with room to spare.
+constexpr std::size_t kRunscStackBytes = 64 * 1024;
 
 // runsc run's pid in the keeper while it may be signalled; 0 before it exists and once reaped,
 // so that a signal never reaches a pid the kernel may have given to another process.
@@ -187,6 +191,26 @@ void bind_into_rootfs(const child::HostBinds& binds, int report) {
   ::close(root);
 }
 
+// runsc's process's entry when it is cloned vfork-style; `exec` is the keeper's, which sleeps
+// until the exec.
+void exec_runsc_from(void* exec) {
+  exec_runsc(*static_cast<const RunscExec*>(exec));
+}
+
+// Starts runsc's process: vfork-style where that is there (child/vfork_clone.hpp), so that the
+// keeper's copy of the caller's page tables is not copied again for a process that only execs;
+// else a fork. Its pid, or -errno.
+long start_runsc(clone_args runsc_clone, const RunscExec& exec) {
+  if constexpr (child::kVforkCloneAvailable) {
+    alignas(16) char stack[kRunscStackBytes];
+    return child::vfork_clone(runsc_clone, stack, sizeof stack, exec_runsc_from,
+                              const_cast<RunscExec*>(&exec));
+  }
+  const long pid = ::syscall(SYS_clone3, &runsc_clone, sizeof runsc_clone);
+  if (pid == 0) exec_runsc(exec);
+  return pid < 0 ? -errno : pid;
+}
+
 }  // namespace
 
 void stop_keeper(int keeper_pidfd) {
@@ -262,9 +286,8 @@ void stop_keeper(int keeper_pidfd) {
     fail(exec.report_fd, Step::keeper_subreaper, errno);
   stop_signal = keeper_stop_signal();
   set_dispositions(true);
-  const long pid = ::syscall(SYS_clone3, &runsc_clone, sizeof runsc_clone);
-  if (pid == 0) exec_runsc(exec);
-  if (pid < 0) fail(exec.report_fd, Step::start_runsc, errno);
+  const long pid = start_runsc(runsc_clone, exec);
+  if (pid < 0) fail(exec.report_fd, Step::start_runsc, static_cast<int>(-pid));
   runsc_pid = static_cast<pid_t>(pid);
   // runsc has its own copy; the keeper needs nothing of the caller's any more.
   child::let_go_of_caller_memory(maps_fd);

@@ -53,10 +53,10 @@ struct RunscExec {
 [[noreturn]] void exec_runsc(RunscExec exec);
 
 // The keeper's body (see above): starts runsc with `runsc_clone` (SIGCHLD as exit signal,
-// CLONE_INTO_CGROUP for v2), closes every fd it holds (the caller's other pipes must not stay
-// open in it), passes signals on, and reaps runsc and every orphan it takes in. Ends with runsc
-// run's wait status: its exit code, or death by the same signal. What is left 5 s after runsc
-// ended is left to the caller's reaper.
+// CLONE_INTO_CGROUP for v2), vfork-style where it can (child/vfork_clone.hpp), closes every fd it
+// holds (the caller's other pipes must not stay open in it), passes signals on, and reaps runsc and
+// every orphan it takes in. Ends with runsc run's wait status: its exit code, or death by the same
+// signal. What is left 5 s after runsc ended is left to the caller's reaper.
 [[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec);
 
 }  // namespace jail
