@@ -44,7 +44,8 @@ struct FailureContext {
 struct Process::State {
   UniqueFd pidfd;
   pid_t pid = -1;
-  // Kept open for the jail's whole life: the jail's init sees EOF on it when this process dies.
+  // Kept open for the jail's whole life: the jail's init (under runsc, the keeper) sees EOF on it
+  // when this process dies.
   UniqueFd go_write;
   ReportChannel reports;
   // For answering the tool's seccomp notifications; null with --policy none.

@@ -253,15 +253,15 @@ TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
   } catch (const jail::Error& error) {
     EXPECT_EQ(error.step(), "policy") << error.what();
   }
-  // A runsc left at its gate would die with this process (its parent-death signal), not before.
+  // A runsc left at its gate would die with this process (its keeper's lifeline), not before.
   EXPECT_FALSE(has_children()) << "runsc outlived the failed launch";
   EXPECT_TRUE(processes_with("runsc-error.log").empty()) << "a runsc waits at its gate";
   for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
 }
 
-// runsc's parent-death signal is sent when the thread that cloned it ends. A host that launches
-// from a pool thread and waits elsewhere must still get the run's own end, not a runsc killed
-// when that thread returned.
+// A parent-death signal is sent when the thread that cloned the child ends, which is why runsc's
+// keeper does not use one (runsc/keeper.hpp). A host that launches from a pool thread and waits
+// elsewhere must get the run's own end, not a runsc killed when that thread returned.
 TEST(LibraryLaunch, ARunscJailOutlivesTheThreadThatLaunchedIt) {
   if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
     GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";

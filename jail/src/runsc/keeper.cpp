@@ -1,6 +1,7 @@
 #include "runsc/keeper.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -92,17 +93,24 @@ void pass_on(int signal, siginfo_t* info, void* /*context*/) {
   }
 }
 
-// Every catchable signal's disposition set: `keeper` true for the keeper (pass_on, SIGCHLD at
-// its default), false for runsc's child (all default, as an exec leaves them). Either way the
-// caller's handlers, which the clone copied, never run in these processes. SIGCHLD at its default:
-// a caller's SIG_IGN or SA_NOCLDWAIT would have the kernel reap runsc before the keeper learns
-// how it ended.
+// SIGCHLD's handler in the keeper: it does nothing but end the keeper's ppoll (wait_for_runsc);
+// at SIG_DFL the signal would be discarded and the ppoll go on when runsc ends.
+void child_ended(int /*signal*/) {}
+
+// Every catchable signal's disposition set: `keeper` true for the keeper (pass_on, SIGCHLD
+// child_ended), false for runsc's child (all default, as an exec leaves them). Either way the
+// caller's handlers, which the clone copied, never run in these processes. SIGCHLD handled, not
+// left as the caller had it: a caller's SIG_IGN or SA_NOCLDWAIT would have the kernel reap runsc
+// before the keeper learns how it ended.
 void set_dispositions(bool keeper) {
   struct sigaction action {};
   sigemptyset(&action.sa_mask);
   for (int signal = 1; signal <= SIGRTMAX; ++signal) {
     if (signal == SIGKILL || signal == SIGSTOP) continue;
-    if (keeper && signal != SIGCHLD) {
+    if (keeper && signal == SIGCHLD) {
+      action.sa_flags = 0;
+      action.sa_handler = child_ended;
+    } else if (keeper) {
       action.sa_flags = SA_SIGINFO;
       action.sa_sigaction = pass_on;
     } else {
@@ -113,13 +121,17 @@ void set_dispositions(bool keeper) {
   }
 }
 
+constexpr std::uint64_t kSigchld = std::uint64_t{1} << (SIGCHLD - 1);
+constexpr std::uint64_t kLibcInternal =
+    (std::uint64_t{1} << (32 - 1)) | (std::uint64_t{1} << (33 - 1));
+
 // Unblocked, the C library's two internal signals (32 and 33, below SIGRTMIN) stay blocked in
 // the keeper: their handlers cannot be replaced, and a stray one would end the keeper (32) or be
 // swallowed (33). glibc's sigset functions never touch them, so the kernel's mask is set raw.
+// SIGCHLD stays blocked too but while the keeper sleeps in ppoll, so that runsc's end between a
+// waitid and the ppoll after it is not missed (wait_for_runsc).
 void set_signal_mask(bool blocked) {
-  constexpr std::uint64_t kLibcInternal =
-      (std::uint64_t{1} << (32 - 1)) | (std::uint64_t{1} << (33 - 1));
-  const std::uint64_t mask = blocked ? ~std::uint64_t{0} : kLibcInternal;
+  const std::uint64_t mask = blocked ? ~std::uint64_t{0} : kLibcInternal | kSigchld;
   child::raw::call(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
 }
 
@@ -129,15 +141,31 @@ long now_ms() {
   return now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-// Waits for runsc run to end, reaping every orphan that ends first; its wait status.
-int wait_for_runsc(pid_t runsc) {
+// Waits for runsc run to end, reaping every orphan that ends first; its wait status. `lifeline`
+// (keeper.hpp) ends when jail's process does: runsc run is then killed, and still waited for;
+// -1 when there is none (runsc was killed already).
+int wait_for_runsc(pid_t runsc, int lifeline) {
+  bool jail_alive = lifeline >= 0;
   for (;;) {
     siginfo_t info{};
     // Learnt without reaping: runsc_pid must be cleared before runsc's pid is free again.
     const long waited =
-        child::raw::call(SYS_waitid, P_ALL, 0, &info, WEXITED | __WALL | WNOWAIT, nullptr);
+        child::raw::call(SYS_waitid, P_ALL, 0, &info,
+                         WEXITED | __WALL | WNOWAIT | (jail_alive ? WNOHANG : 0), nullptr);
     if (waited == -EINTR) continue;
     if (waited < 0) return W_EXITCODE(125, 0);  // cannot happen while runsc is our child
+    if (info.si_pid == 0) {                     // nothing has ended yet
+      pollfd jail{lifeline, POLLIN, 0};
+      const std::uint64_t sleeping_mask = kLibcInternal;
+      const long ready =
+          child::raw::call(SYS_ppoll, &jail, 1, nullptr, &sleeping_mask, sizeof sleeping_mask);
+      if (ready > 0) {
+        // EOF (or an error): jail is gone, and nobody will read what runsc says or ends.
+        jail_alive = false;
+        if (const pid_t pid = runsc_pid; pid > 0) child::raw::call(SYS_kill, pid, SIGKILL);
+      }
+      continue;
+    }
     if (info.si_pid == runsc) {
       set_signal_mask(true);
       runsc_pid = 0;
@@ -224,11 +252,11 @@ void stop_keeper(int keeper_pidfd) {
 }
 
 [[noreturn]] void exec_runsc(RunscExec exec) {
-  // If jail dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
+  // If the keeper dies, runsc run goes too (its sandbox is then ended by the kernel's cgroup or
   // runsc's own watchdog).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // runsc starts with the default dispositions and no signal blocked, whatever the thread it was
-  // cloned from had (the lasting thread blocks them all).
+  // cloned from had (the keeper is cloned with them all blocked).
   set_dispositions(false);
   sigset_t none;
   sigemptyset(&none);
@@ -274,8 +302,7 @@ void stop_keeper(int keeper_pidfd) {
   fail(kReportFd, Step::exec_runsc, errno);
 }
 
-[[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+[[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec, int lifeline) {
   const int maps_fd = child::open_own_maps();
   set_signal_mask(true);
   // It holds a copy of the caller's memory: never written out as a core dump, whatever ends it.
@@ -291,11 +318,14 @@ void stop_keeper(int keeper_pidfd) {
   runsc_pid = static_cast<pid_t>(pid);
   // runsc has its own copy; the keeper needs nothing of the caller's any more.
   child::let_go_of_caller_memory(maps_fd);
-  // The keeper needs no fd; holding the caller's (another run's pipes among them) would keep
-  // their readers from seeing the end of them.
-  child::raw::call(SYS_close_range, 0, UINT_MAX, 0);
+  // The keeper needs no fd but its lifeline (as fd 0); holding the caller's (another run's pipes
+  // among them) would keep their readers from seeing the end of them.
+  const bool has_lifeline = lifeline == 0 || child::raw::call(SYS_dup3, lifeline, 0, 0) == 0;
+  // Without it the keeper could not tell when jail is gone: fail closed.
+  if (!has_lifeline) child::raw::call(SYS_kill, runsc_pid, SIGKILL);
+  child::raw::call(SYS_close_range, 1, UINT_MAX, 0);
   set_signal_mask(false);
-  const int status = wait_for_runsc(static_cast<pid_t>(pid));
+  const int status = wait_for_runsc(static_cast<pid_t>(pid), has_lifeline ? 0 : -1);
   reap_orphans();
   end_as(status);
 }

@@ -54,9 +54,13 @@ struct RunscExec {
 
 // The keeper's body (see above): starts runsc with `runsc_clone` (SIGCHLD as exit signal,
 // CLONE_INTO_CGROUP for v2), vfork-style where it can (child/vfork_clone.hpp), closes every fd it
-// holds (the caller's other pipes must not stay open in it), passes signals on, and reaps runsc and
-// every orphan it takes in. Ends with runsc run's wait status: its exit code, or death by the same
-// signal. What is left 5 s after runsc ended is left to the caller's reaper.
-[[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec);
+// holds but `lifeline` (the caller's other pipes must not stay open in it), passes signals on, and
+// reaps runsc and every orphan it takes in. Ends with runsc run's wait status: its exit code, or
+// death by the same signal. What is left 5 s after runsc ended is left to the caller's reaper.
+// `lifeline` is the read end of a pipe whose write end jail keeps for the run (Process::State::
+// go_write, as a native jail's init has): at its end of file jail's process is gone, and the
+// keeper kills runsc run. Not a parent-death signal, which the kernel sends when the *thread*
+// that cloned the keeper ends: a host that launches from a pool thread would lose its run.
+[[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec, int lifeline);
 
 }  // namespace jail

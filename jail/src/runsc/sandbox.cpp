@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +28,6 @@
 #include "child/timing.hpp"
 #include "jail/closed_stdio.hpp"
 #include "jail/error.hpp"
-#include "lasting_thread.hpp"
 #include "oci/bundle.hpp"
 #include "process_state.hpp"
 #include "runsc/keeper.hpp"
@@ -222,23 +222,27 @@ Process launch_runsc(const Spec& spec) {
   // watcher) or ignores SIGCHLD would take this one's status from the supervisor; it is waited
   // for through its pidfd and with __WALL only.
   clone.exit_signal = 0;
+  // The keeper's lifeline (keep_runsc): the write end stays here for the run's whole life.
+  Pipe lifeline = make_pipe("the runsc keeper's lifeline pipe");
   child::learn_caller_heap_start();
   state->started = std::chrono::steady_clock::now();
-  // Cloned from a thread that lasts as long as this process: the keeper's parent-death signal
-  // must mean this process's end, not the end of the thread the caller launched from.
-  long pid = -1;
-  int clone_errno = 0;
-  on_lasting_thread([&] {
-    pid = ::syscall(SYS_clone3, &clone, sizeof clone);
-    if (pid == 0) keep_runsc(runsc_clone, exec);
-    clone_errno = errno;
-  });
+  // Cloned with every signal blocked, which the keeper keeps until it has set its own handlers:
+  // it is a copy of the caller, whose handlers must not run in it.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
+  const long pid = ::syscall(SYS_clone3, &clone, sizeof clone);
+  if (pid == 0) keep_runsc(runsc_clone, exec, lifeline.read.get());
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) {
     throw Error("clone", clone_errno,
                 fmt::format("cannot start runsc: {}", std::strerror(clone_errno)));
   }
   state->pid = static_cast<pid_t>(pid);
   state->pidfd.reset(pidfd);
+  state->go_write = std::move(lifeline.write);
+  lifeline.read.reset();
   // The keeper's and runsc's copies are then the only ones: the end of the file once runsc runs.
   report.write.reset();
   state->reports = ReportChannel(std::move(report.read));
