@@ -917,7 +917,8 @@ TEST_F(Runsc, DirectoriesOfKilledRunsAreRemovedByTheNext) {
 // runsc and everything it starts (gofer, sentry, the ptrace platform's stubs) live in the jail's
 // cgroup from their first instruction: runsc joins it before it is exec'd, so nothing of it can
 // fork outside the limits. jail's own child, the keeper that starts runsc and reaps what it
-// leaves (runsc/keeper.hpp), stays out: the cgroup's kill must not end it first.
+// leaves (runsc/keeper.hpp, named jail-keeper), stays out: the cgroup's kill must not end it
+// first.
 TEST_F(Runsc, EveryRunscProcessIsInTheJailsCgroup) {
   JailProcess jail(
       {"--runtime", "runsc", "--pids", "256", "--no-cwd", "--", "sh", "-c", "echo up; sleep 5"},
@@ -949,6 +950,8 @@ TEST_F(Runsc, EveryRunscProcessIsInTheJailsCgroup) {
       ++keepers;
       EXPECT_EQ(cgroups.find(marker), std::string::npos) << "the keeper " << pid << ":\n"
                                                          << cgroups;
+      // Named, so that `ps` tells it from jail.
+      EXPECT_EQ(read_file("/proc/" + std::to_string(pid) + "/comm").value_or(""), "jail-keeper\n");
       continue;
     }
     ++descendants;

@@ -303,6 +303,10 @@ void stop_keeper(int keeper_pidfd) {
 }
 
 [[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec, int lifeline) {
+  // First, so that jail's thread, which waits for it, leaves this CPU to the keeper
+  // (wait_until_the_keeper_runs in runsc/sandbox.cpp).
+  child::send_report(exec.report_fd, child::ReportKind::running, Step::start_runsc, 0, 0);
+  ::prctl(PR_SET_NAME, "jail-keeper", 0, 0, 0);  // what `ps` shows for it, not a second "jail"
   const int maps_fd = child::open_own_maps();
   set_signal_mask(true);
   // It holds a copy of the caller's memory: never written out as a core dump, whatever ends it.

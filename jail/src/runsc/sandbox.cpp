@@ -90,6 +90,25 @@ std::string random_id() {
   return fmt::format("jail-{}-{:08x}{:08x}", ::getpid(), device(), device());
 }
 
+// Waits, up to `patience`, until the keeper runs (its first report, or the report socket's
+// end if it failed first). The scheduler often starts a child on its parent's CPU, where the
+// keeper would wait behind this thread's next work (the policy, the bundle: ~4 ms) while the
+// other CPU idled; woken once the keeper runs, this thread goes to the idle one. Only an order
+// of work, so bounded.
+void wait_until_the_keeper_runs(ReportChannel& reports, std::chrono::milliseconds patience) {
+  const auto give_up = std::chrono::steady_clock::now() + patience;
+  while (reports.open() && reports.reports().empty()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        give_up - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return;
+    pollfd report{reports.fd(), POLLIN, 0};
+    const int ready = ::poll(&report, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return;
+    reports.drain();
+  }
+}
+
 }  // namespace
 
 RunscSandbox::RunscSandbox(std::string runsc, TempDir dir, std::string id)
@@ -247,6 +266,7 @@ Process launch_runsc(const Spec& spec) {
   report.write.reset();
   state->reports = ReportChannel(std::move(report.read));
   timeline.mark(child::Phase::cloned);
+  wait_until_the_keeper_runs(state->reports, std::chrono::milliseconds(100));
   try {
     // While runsc initialises: the policy and the bundle. A policy that does not compile, or a
     // bundle that cannot be written, ends runsc before it has read anything.
