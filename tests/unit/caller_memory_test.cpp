@@ -2,7 +2,9 @@
 // copy-on-write copy of all the caller's memory. Held for the whole run, that copy costs a host
 // with a large heap that it keeps writing up to one more heap per run in flight: every page it
 // writes is copied first. They let go of it once the tool runs (child/caller_memory.hpp).
+#include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -126,6 +128,40 @@ TEST(CallerMemory, TheBrkHeapIsLetGoOfWithoutAddressRandomization) {
                               "/exe --gtest_filter=CallerMemory.TheBrkHeapIsLetGoOfToo" +
                               " > /dev/null 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << "failed without address randomization: " << command;
+}
+
+// Where a block of the caller's lands right next to a thread's stack, the kernel makes the two
+// one mapping; the child, which runs on a copy of that stack, keeps only the stack around where
+// it runs. Made so here: the launching thread's stack is the top of a mapping whose 256 MiB
+// below it are written heap.
+TEST(CallerMemory, AHeapInTheSameMappingAsTheThreadsStackIsLetGoOf) {
+  SKIP_WHERE_THE_CALLERS_MEMORY_IS_KEPT();
+  constexpr std::size_t kStackBytes = std::size_t{8} << 20;
+  void* const region = ::mmap(nullptr, kHeapBytes + kStackBytes, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(region, MAP_FAILED);
+  char* const heap = static_cast<char*>(region);
+  std::fill_n(heap, kHeapBytes, 1);
+  pthread_attr_t attributes;
+  ASSERT_EQ(::pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(::pthread_attr_setstack(&attributes, heap + kHeapBytes, kStackBytes), 0);
+  struct Run {
+    long held = -1;
+    static void* launch(void* run) {
+      static_cast<Run*>(run)->held = least_anonymous_kib_of_the_jail(jail::Runtime::native);
+      return nullptr;
+    }
+  } run;
+  pthread_t thread;
+  ASSERT_EQ(::pthread_create(&thread, &attributes, Run::launch, &run), 0);
+  ASSERT_EQ(::pthread_join(thread, nullptr), 0);
+  ::pthread_attr_destroy(&attributes);
+  EXPECT_TRUE(std::all_of(heap, heap + kHeapBytes, [](char c) { return c == 1; }))
+      << "the caller's heap changed under it";
+  ::munmap(region, kHeapBytes + kStackBytes);
+  EXPECT_GE(run.held, 0) << "the init's memory was never read";
+  EXPECT_LT(run.held, kMostAnonymousKiB)
+      << "the init holds " << run.held << " KiB of anonymous memory";
 }
 
 TEST(CallerMemory, RunscsKeeperLetsGoOfTheCallersHeap) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <initializer_list>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -128,14 +129,29 @@ struct Range {
   Address to = 0;
 };
 
-// The caller's part of `mapping`: private anonymous memory that the clone copied and that this
-// process does not use; empty when there is none. Kept, besides what `needed` points into:
-// shared mappings (not a copy), executable ones (a JIT's or a packed binary's code might be the
-// code running here), inaccessible ones (guard pages hold nothing), the kernel's own ([vdso],
-// [vvar]) and an anonymous mapping right after a file's (the zero-filled .bss tail of a loaded
-// object: the C library's state, and ours) — but for the brk heap, which without address
-// randomization starts right after the program's .bss, in the same mapping.
-Range callers_part(const Mapping& mapping, bool follows_file, const Needed& needed) {
+// How much of a mapping stays around what `needed` points into, each way: below the lowest
+// address, the stack this process goes on growing into (its frames, a signal's frame with the
+// CPU's whole state); above the highest, the rest of its thread's TLS block and frames. The
+// rest of that mapping is the caller's all the same: the kernel merges an allocation of the
+// caller's with a thread's stack or TLS block when it lands right next to it (a 256 MiB block
+// was seen held so for a whole run). A multiple of every page size, so that bounds rounded to it
+// are page bounds.
+constexpr Address kKeptAroundNeeded = Address{1} << 20;
+constexpr Address kLargestPage = Address{64} << 10;
+
+struct CallersParts {
+  Range below;  // under what is kept around `needed` (or the whole mapping, when it has none)
+  Range above;
+};
+
+// The caller's parts of `mapping`: private anonymous memory that the clone copied and that this
+// process does not use; empty when there is none. Kept, besides what is around what `needed`
+// points into: shared mappings (not a copy), executable ones (a JIT's or a packed binary's code
+// might be the code running here), inaccessible ones (guard pages hold nothing), the kernel's
+// own ([vdso], [vvar]) and an anonymous mapping right after a file's (the zero-filled .bss tail
+// of a loaded object: the C library's state, and ours) — but for the brk heap, which without
+// address randomization starts right after the program's .bss, in the same mapping.
+CallersParts callers_parts(const Mapping& mapping, bool follows_file, const Needed& needed) {
   if (mapping.file_backed) return {};
   if (mapping.perms[3] != 'p' || mapping.perms[2] == 'x') return {};
   if (mapping.perms[0] == '-' && mapping.perms[1] == '-') return {};
@@ -150,10 +166,23 @@ Range callers_part(const Mapping& mapping, bool follows_file, const Needed& need
     if (caller_heap_start < mapping.start || caller_heap_start >= mapping.end) return {};
     part.from = caller_heap_start;
   }
+  Address lowest = part.to;
+  Address highest = part.from;
   for (const Address address : needed.addresses) {
-    if (address >= part.from && address < part.to) return {};
+    if (address == 0 || address < part.from || address >= part.to) continue;
+    if (address < lowest) lowest = address;
+    if (address > highest) highest = address;
   }
-  return part;
+  if (lowest == part.to) return {part, {}};
+  const Address keep_from = lowest - part.from > kKeptAroundNeeded
+                                ? (lowest - kKeptAroundNeeded) & ~(kLargestPage - 1)
+                                : part.from;
+  const Address keep_to =
+      part.to - highest > kKeptAroundNeeded
+          ? (highest + kKeptAroundNeeded + kLargestPage - 1) & ~(kLargestPage - 1)
+          : part.to;
+  return {{part.from, keep_from > part.from ? keep_from : part.from},
+          {keep_to < part.to ? keep_to : part.to, part.to}};
 }
 
 }  // namespace
@@ -219,8 +248,10 @@ void let_go_of_caller_memory(int maps_fd) {
       Mapping mapping;
       if (!skipping && parse(buffer + begin, buffer + newline, mapping)) {
         const bool follows_file = previous_file_backed && mapping.start == previous_end;
-        const Range part = callers_part(mapping, follows_file, needed);
-        if (part.to > part.from) raw::call(SYS_munmap, part.from, part.to - part.from);
+        const CallersParts parts = callers_parts(mapping, follows_file, needed);
+        for (const Range& part : {parts.below, parts.above}) {
+          if (part.to > part.from) raw::call(SYS_munmap, part.from, part.to - part.from);
+        }
         previous_end = mapping.end;
         previous_file_backed = mapping.file_backed;
       }
