@@ -141,27 +141,33 @@ for applet in $("$busybox" --list); do
   [ -e "$root/usr/bin/$applet" ] || ln -s busybox "$root/usr/bin/$applet"
 done
 
-# jail and the closure of its shared libraries (ldd resolves it), each at the path ldd names.
+# jail and, for a dynamic build, the closure of its shared libraries (ldd resolves it), each at
+# the path ldd names.
 strip_or_copy() {  # debug info only slows the boot down
   if command -v strip >/dev/null; then strip --strip-debug -o "$2" "$1"; else cp -L "$1" "$2"; fi
 }
 strip_or_copy "$jail_bin" "$root/usr/bin/jail"
 chmod 0755 "$root/usr/bin/jail"
-ldd_out="$(ldd "$jail_bin")" || die "ldd $jail_bin failed"
-if grep -q 'not found' <<<"$ldd_out"; then die "ldd $jail_bin: $(grep 'not found' <<<"$ldd_out")"; fi
+# The usual build links jail static-pie (runner/CMakeLists.txt), which needs nothing more;
+# a sanitizer build is dynamic.
+ldd_out="$(ldd "$jail_bin" 2>&1)" || true
 libs=()
-while read -r path; do
-  [ -n "$path" ] && libs+=("$path")
-done < <(awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$ldd_out" | sort -u)
-for lib in "${libs[@]}"; do
-  case "$lib" in
-    /usr/*) dest="$root$lib" ;;
-    /*) dest="$root/usr$lib" ;;  # /lib/... and /lib64/... live under /usr in a merged-/usr layout
-  esac
-  mkdir -p "$(dirname "$dest")"
-  cp -L "$lib" "$dest"
-done
-[ -e "$root/usr/lib64/ld-linux-x86-64.so.2" ] || die "the loader /lib64/ld-linux-x86-64.so.2 is not in ldd's answer for $jail_bin"
+if ! grep -qE 'statically linked|not a dynamic executable' <<<"$ldd_out"; then
+  if grep -q 'not found' <<<"$ldd_out"; then die "ldd $jail_bin: $(grep 'not found' <<<"$ldd_out")"; fi
+  while read -r path; do
+    [ -n "$path" ] && libs+=("$path")
+  done < <(awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$ldd_out" | sort -u)
+  for lib in "${libs[@]}"; do
+    case "$lib" in
+      /usr/*) dest="$root$lib" ;;
+      /*) dest="$root/usr$lib" ;;  # /lib/... and /lib64/... live under /usr in a merged-/usr layout
+    esac
+    mkdir -p "$(dirname "$dest")"
+    cp -L "$lib" "$dest"
+  done
+  [ -e "$root/usr/lib64/ld-linux-x86-64.so.2" ] ||
+    die "the loader /lib64/ld-linux-x86-64.so.2 is not in ldd's answer for $jail_bin"
+fi
 if command -v ldconfig >/dev/null; then ldconfig -r "$root" 2>/dev/null || true; fi
 
 cat >"$root/etc/passwd" <<'EOF'
