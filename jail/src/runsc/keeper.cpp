@@ -303,9 +303,6 @@ void stop_keeper(int keeper_pidfd) {
 }
 
 [[noreturn]] void keep_runsc(clone_args runsc_clone, const RunscExec& exec, int lifeline) {
-  // First, so that jail's thread, which waits for it, leaves this CPU to the keeper
-  // (wait_until_the_keeper_runs in runsc/sandbox.cpp).
-  child::send_report(exec.report_fd, child::ReportKind::running, Step::start_runsc, 0, 0);
   ::prctl(PR_SET_NAME, "jail-keeper", 0, 0, 0);  // what `ps` shows for it, not a second "jail"
   const int maps_fd = child::open_own_maps();
   set_signal_mask(true);
@@ -320,6 +317,10 @@ void stop_keeper(int keeper_pidfd) {
   const long pid = start_runsc(runsc_clone, exec);
   if (pid < 0) fail(exec.report_fd, Step::start_runsc, static_cast<int>(-pid));
   runsc_pid = static_cast<pid_t>(pid);
+  // runsc has exec'd (cloned vfork-style, start_runsc returns once it has): jail's thread, which
+  // waits for this report before its own work, now takes a CPU from nothing on the start's path
+  // (wait_until_runsc_started in runsc/sandbox.cpp).
+  child::send_report(exec.report_fd, child::ReportKind::running, Step::start_runsc, 0, 0);
   // runsc has its own copy; the keeper needs nothing of the caller's any more.
   child::let_go_of_caller_memory(maps_fd);
   // The keeper needs no fd but its lifeline (as fd 0); holding the caller's (another run's pipes
