@@ -14,7 +14,7 @@ enum class ReportKind : std::int32_t {
   terminal = 4,          // carries the pty master the tool's terminal is relayed through
   seccomp_listener = 5,  // carries the tool's seccomp user-notification fd
   timing = 6,            // --trace-timing: step = the Phase, time_ns = when (CLOCK_MONOTONIC)
-  running = 7,           // runsc's keeper has started runsc (exec'd, or ended): jail's thread goes on
+  running = 7,           // runsc's keeper started runsc (it exec'd or ended): jail's thread goes on
 };
 
 struct Report {
