@@ -51,10 +51,11 @@ if [ ${#need_packages[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_packages[@]}" >/dev/null ||
     die "apt-get install ${need_packages[*]} failed"
 fi
+# Whether the executable $1 needs no shared library (ldd says so, and fails, for a static one).
+is_static() { { ldd "$1" 2>&1 || true; } | grep -qE 'not a dynamic executable|statically linked'; }
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "$busybox (package busybox-static) is missing"
-{ ldd "$busybox" 2>&1 || true; } | grep -qE 'not a dynamic executable|statically linked' ||
-  die "$busybox is dynamically linked; the VM needs the static one from busybox-static"
+is_static "$busybox" || die "$busybox is dynamically linked; the VM needs the static one from busybox-static"
 
 # --- 2. Debian's kernel, downloaded and unpacked, never installed -------------------------------------
 # linux-image-amd64 is a meta package; the kernel itself is its dependency linux-image-<abi>-amd64.
@@ -150,9 +151,9 @@ strip_or_copy "$jail_bin" "$root/usr/bin/jail"
 chmod 0755 "$root/usr/bin/jail"
 # The usual build links jail static-pie (runner/CMakeLists.txt), which needs nothing more;
 # a sanitizer build is dynamic.
-ldd_out="$(ldd "$jail_bin" 2>&1)" || true
 libs=()
-if ! grep -qE 'statically linked|not a dynamic executable' <<<"$ldd_out"; then
+if ! is_static "$jail_bin"; then
+  ldd_out="$(ldd "$jail_bin")" || die "ldd $jail_bin failed"
   if grep -q 'not found' <<<"$ldd_out"; then die "ldd $jail_bin: $(grep 'not found' <<<"$ldd_out")"; fi
   while read -r path; do
     [ -n "$path" ] && libs+=("$path")
