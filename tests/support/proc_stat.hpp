@@ -4,10 +4,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace jail_test {
 
@@ -25,6 +28,57 @@ inline double cpu_seconds(pid_t pid) {
     if (i == 15) stime = std::stoull(field);
   }
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// The state letter of `pid` in /proc/<pid>/stat ('R', 'S', 'Z', …); 0 once it is gone (reaped).
+inline char process_state(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  const std::string text((std::istreambuf_iterator<char>(file)), {});
+  const std::size_t paren = text.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= text.size()) return 0;
+  return text[paren + 2];
+}
+
+// Whether `pid` has ended: reaped, or a zombie no one has reaped yet.
+inline bool process_ended(pid_t pid) {
+  const char state = process_state(pid);
+  return state == 0 || state == 'Z' || state == 'X';
+}
+
+// The command line of `pid`, arguments separated by NUL as in /proc; empty once it has gone.
+inline std::string command_line(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/cmdline");
+  return std::string((std::istreambuf_iterator<char>(file)), {});
+}
+
+// Every live (not zombie) descendant of `root` on the host, by the parent pids in /proc.
+inline std::vector<pid_t> descendants(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream file(entry.path() / "stat");
+    const std::string text((std::istreambuf_iterator<char>(file)), {});
+    const std::size_t paren = text.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream rest(text.substr(paren + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    if (!(rest >> state >> ppid) || state == 'Z' || state == 'X') continue;
+    children[ppid].push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  std::vector<pid_t> found;
+  std::vector<pid_t> todo{root};
+  while (!todo.empty()) {
+    const pid_t parent = todo.back();
+    todo.pop_back();
+    for (const pid_t child : children[parent]) {
+      found.push_back(child);
+      todo.push_back(child);
+    }
+  }
+  return found;
 }
 
 }  // namespace jail_test
