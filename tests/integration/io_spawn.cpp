@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <system_error>
 
+#include "../support/time_scale.hpp"
+
 extern char** environ;
 
 namespace jail_test::io {
@@ -111,7 +113,7 @@ std::optional<Exit> Spawned::wait(std::chrono::milliseconds timeout) {
   pollfd p{pidfd_, POLLIN, 0};
   int ready;
   do {
-    ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    ready = ::poll(&p, 1, static_cast<int>(scaled(timeout).count()));
   } while (ready < 0 && errno == EINTR);
   if (ready != 1) {
     ::kill(pid_, SIGKILL);
@@ -144,7 +146,7 @@ std::string ScratchFile::contents() const {
 }
 
 bool read_to_end(int fd, std::string& sink, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
+  const auto deadline = Clock::now() + scaled(timeout);
   char buf[65536];
   for (;;) {
     const auto left =

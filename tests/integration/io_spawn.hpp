@@ -58,7 +58,8 @@ class Spawned {
   [[nodiscard]] pid_t pid() const { return pid_; }
   // Whether jail has ended (not yet reaped: its /proc entry is a zombie's).
   [[nodiscard]] bool ended() const;
-  // jail's exit, or nullopt if it was still running at the deadline (it is then killed).
+  // jail's exit, or nullopt if it was still running at the deadline (it is then killed). Here and
+  // in read_to_end the timeout is stretched by JAIL_TEST_TIME_SCALE (../support/time_scale.hpp).
   std::optional<Exit> wait(std::chrono::milliseconds timeout);
   void kill(int signal);
 

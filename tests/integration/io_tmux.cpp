@@ -14,6 +14,8 @@
 #include <system_error>
 #include <thread>
 
+#include "../support/time_scale.hpp"
+
 extern char** environ;
 
 namespace jail_test::io {
@@ -138,7 +140,7 @@ std::string Tmux::screen() const {
 
 bool Tmux::wait_for(std::string_view needle, std::chrono::milliseconds timeout,
                     std::string* last) const {
-  const auto deadline = Clock::now() + timeout;
+  const auto deadline = Clock::now() + scaled(timeout);
   for (;;) {
     const std::string text = screen();
     if (last != nullptr) *last = text;

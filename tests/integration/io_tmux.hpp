@@ -25,7 +25,8 @@ class Tmux {
 
   // The pane's text, wrapped lines joined, history included.
   [[nodiscard]] std::string screen() const;
-  // Waits until the pane shows `needle`; false on the deadline. `last`: the last screen seen.
+  // Waits until the pane shows `needle`; false on the deadline (`timeout`, scaled by
+  // ../support/time_scale.hpp). `last`: the last screen seen.
   [[nodiscard]] bool wait_for(std::string_view needle, std::chrono::milliseconds timeout,
                               std::string* last = nullptr) const;
   // Types `text` literally.

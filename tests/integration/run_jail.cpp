@@ -20,6 +20,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "../support/time_scale.hpp"
+
 extern char** environ;
 
 namespace jail_test {
@@ -184,14 +186,14 @@ void JailProcess::pump(Clock::time_point deadline, Stop stop) {
 }
 
 bool JailProcess::wait_for_stdout(std::string_view needle, std::chrono::milliseconds timeout) {
-  pump(Clock::now() + timeout,
+  pump(Clock::now() + scaled(timeout),
        [&] { return out_.find(needle) != std::string::npos || exited_ || out_fd_ < 0; });
   return out_.find(needle) != std::string::npos;
 }
 
 RunResult JailProcess::wait(std::chrono::milliseconds timeout) {
   RunResult result;
-  pump(Clock::now() + timeout, [&] { return exited_; });
+  pump(Clock::now() + scaled(timeout), [&] { return exited_; });
   if (!exited_) {
     result.timed_out = true;
     kill(pid_, SIGKILL);
@@ -200,7 +202,7 @@ RunResult JailProcess::wait(std::chrono::milliseconds timeout) {
   }
   // jail has gone; its output ends when every holder of the pipes has gone too. A jailed process
   // that outlives jail would keep them open, so the grace is bounded.
-  pump(Clock::now() + 2s, [&] { return out_fd_ < 0 && err_fd_ < 0; });
+  pump(Clock::now() + scaled(2s), [&] { return out_fd_ < 0 && err_fd_ < 0; });
   if (WIFEXITED(status_)) result.exit_code = WEXITSTATUS(status_);
   if (WIFSIGNALED(status_)) result.signal = WTERMSIG(status_);
   result.out = out_;

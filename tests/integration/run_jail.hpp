@@ -39,8 +39,8 @@ struct ExtraFd {
 
 struct RunOptions {
   Caller caller = Caller::root;
-  std::string cwd;  // host working directory of jail; empty: the test's own
-  std::chrono::milliseconds timeout = 30s;
+  std::string cwd;                          // host working directory of jail; empty: the test's own
+  std::chrono::milliseconds timeout = 30s;  // scaled (../support/time_scale.hpp)
   std::optional<ExtraFd> extra_fd;
   std::string stdin_data;              // jail's stdin; /dev/null when empty
   int stdin_fd = -1;                   // jail's stdin (e.g. a file) instead of either
@@ -71,7 +71,8 @@ class JailProcess {
 
   [[nodiscard]] pid_t pid() const { return pid_; }
   [[nodiscard]] bool running() const { return !exited_; }
-  // Reads until stdout contains `needle`; false on timeout or if jail exits first.
+  // Reads until stdout contains `needle`; false on timeout or if jail exits first. Every timeout
+  // here is a deadline, stretched by JAIL_TEST_TIME_SCALE (../support/time_scale.hpp).
   [[nodiscard]] bool wait_for_stdout(std::string_view needle, std::chrono::milliseconds timeout);
   // Waits for jail to exit (SIGKILL after `timeout`) and returns what it did.
   RunResult wait(std::chrono::milliseconds timeout = 30s);

@@ -16,6 +16,7 @@
 
 #include "../../jail/src/cgroup/cgroup.hpp"
 #include "../../jail/src/cgroup/files.hpp"
+#include "../support/time_scale.hpp"
 
 namespace jail::cgroup::testing {
 
@@ -83,9 +84,9 @@ class Child {
     while (::read(out_, &c, 1) == 1 && c != '\n') s += c;
     return s;
   }
-  // waitpid status; -1 if it did not end within `limit`.
+  // waitpid status; -1 if it did not end within `limit` (scaled: ../support/time_scale.hpp).
   int wait(std::chrono::milliseconds limit = std::chrono::seconds(20)) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
+    const auto deadline = std::chrono::steady_clock::now() + jail_test::scaled(limit);
     int status = 0;
     while (std::chrono::steady_clock::now() < deadline) {
       const pid_t r = ::waitpid(pid_, &status, WNOHANG);
