@@ -23,6 +23,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
 #include "library_support.hpp"
@@ -33,6 +35,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
+using jail_test::scaled;
 using jail_test::shell;
 
 bool write_all(int fd, const std::string& text) {
@@ -67,6 +70,22 @@ std::string read_all(jail::Process& process, int fd, std::optional<jail::Result>
     text.append(buf, static_cast<std::size_t>(n));
   }
   return text;
+}
+
+// Reads `fd` until `text` has come (true), or gives up after `limit` (scaled).
+bool read_until(int fd, const std::string& text, std::chrono::milliseconds limit) {
+  std::string seen;
+  const auto deadline = Clock::now() + scaled(limit);
+  char buf[256];
+  while (seen.find(text) == std::string::npos && Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    seen.append(buf, static_cast<std::size_t>(n));
+  }
+  return seen.find(text) != std::string::npos;
 }
 
 // Every pid whose command line contains `needle`, by scanning /proc.
@@ -173,7 +192,7 @@ TEST(LibraryLaunch, WaitForGivesNothingBeforeTheToolEndsAndTheResultAfter) {
   const auto waited = Clock::now() - start;
   EXPECT_FALSE(early) << "a Result while the tool still waits for input: " << jail::to_json(*early);
   EXPECT_GE(waited, 290ms);
-  EXPECT_LT(waited, 5s);
+  EXPECT_LT(waited, scaled(5s));
   // Again: a nullopt leaves the Process usable.
   EXPECT_FALSE(process.wait_for(50ms));
 
@@ -195,7 +214,7 @@ TEST(LibraryLaunch, KillSigtermEndsASleepingTool) {
   ASSERT_TRUE(result) << "SIGTERM did not end the tool within 10 s";
   EXPECT_EQ(result->outcome, jail::Outcome::signaled) << jail::to_json(*result);
   EXPECT_EQ(result->signal, SIGTERM) << jail::to_json(*result);
-  EXPECT_LT(result->wall_ms, 10'000) << jail::to_json(*result);
+  EXPECT_LT(result->wall_ms, scaled(10'000.0)) << jail::to_json(*result);
 }
 
 TEST(LibraryLaunch, ProcessDroppedWithoutWaitLeavesNothingBehind) {
@@ -215,7 +234,7 @@ TEST(LibraryLaunch, ProcessDroppedWithoutWaitLeavesNothingBehind) {
   }
   EXPECT_TRUE(process_gone(init)) << "the jail's init " << init << " outlived its Process";
   // The tool goes with the init's pid namespace; give the kernel a moment to finish it.
-  const auto deadline = Clock::now() + 5s;
+  const auto deadline = Clock::now() + scaled(5s);
   while (!processes_with("sleep " + marker).empty() && Clock::now() < deadline) {
     std::this_thread::sleep_for(10ms);
   }
@@ -240,7 +259,7 @@ TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
   if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/runsc")) {
     GTEST_FAIL() << "needs root and runsc (scripts/install-deps.sh installs it); CI has both";
   }
-  const jail::TempDir work("jail-unit-test");  // removed however the test ends
+  const jail::TempDir work("jail-test-unit");  // removed however the test ends
   const std::filesystem::path broken = work.path() / "broken.policy";
   std::ofstream(broken) << "this is not a policy\n";
   jail::Spec spec = shell("true");
@@ -269,10 +288,18 @@ TEST(LibraryLaunch, ARunscJailOutlivesTheThreadThatLaunchedIt) {
   jail::Spec spec = shell("sleep 1; echo finished");
   spec.runtime = jail::Runtime::runsc;
   std::optional<jail::Process> process;
-  std::thread launcher([&] { process.emplace(jail::launch(spec)); });
+  std::atomic<pid_t> launcher_tid = 0;
+  std::thread launcher([&] {
+    launcher_tid = ::gettid();
+    process.emplace(jail::launch(spec));
+  });
   launcher.join();
   ASSERT_TRUE(process.has_value());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the launcher is long gone
+  // join() returns before the kernel has finished the thread (and sent any parent-death signal):
+  // wait until it has left this process's task list.
+  const std::string task = "/proc/self/task/" + std::to_string(launcher_tid.load());
+  ASSERT_TRUE(jail_test::wait_until([&] { return !std::filesystem::exists(task); }, 10s))
+      << "the launching thread is still there";
   const jail::Result result = process->wait();
   EXPECT_EQ(result.outcome, jail::Outcome::exited) << jail::to_json(result);
   EXPECT_EQ(result.exit_code, 0) << jail::to_json(result);
@@ -299,10 +326,11 @@ TEST(LibraryLaunch, AHostThatIsASubreaperInheritsNothingOfARunscRun) {
   const jail::Result ended = jail::run(spec);
   jail::Process killed = jail::launch(shell("sleep 30"));
   {
-    jail::Spec sleeper = shell("sleep 30");
+    jail::Spec sleeper = shell("echo up; sleep 30");
     sleeper.runtime = jail::Runtime::runsc;
     jail::Process process = jail::launch(sleeper);
-    std::this_thread::sleep_for(300ms);  // the sandbox and gofer are up
+    // The tool runs, so the sandbox and gofer are up.
+    EXPECT_TRUE(read_until(process.stdout_fd(), "up\n", 20s)) << "the runsc tool never started";
     process.kill(SIGKILL);
     const jail::Result result = process.wait();
     EXPECT_EQ(result.outcome, jail::Outcome::signaled) << jail::to_json(result);
@@ -310,7 +338,7 @@ TEST(LibraryLaunch, AHostThatIsASubreaperInheritsNothingOfARunscRun) {
   killed.kill(SIGKILL);
   (void)killed.wait();
   // Orphans that were going to come would have come by now: each run's cgroup, which they ran
-  // in, was removed empty.
+  // in, was removed empty. A window in which nothing may happen, not a wait for readiness.
   std::this_thread::sleep_for(200ms);
   const bool orphaned = has_children();
   ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
@@ -338,6 +366,7 @@ TEST(LibraryLaunch, AFaultSignalSentEarlyIsPassedOnNotTakenByTheKeeper) {
     EXPECT_TRUE(result.has_value()) << "signal " << signal << " was lost; the tool ran on";
     if (!result) process.kill(SIGKILL);
   }
+  // A window in which no orphan may come (as above), not a wait for readiness.
   std::this_thread::sleep_for(200ms);
   const bool orphaned = has_children();
   ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
@@ -374,7 +403,7 @@ TEST(LibraryLaunch, ARunscRunHoldsNoneOfTheHostsOtherPipes) {
   sleeper.runtime = jail::Runtime::runsc;
   jail::Process runsc = jail::launch(sleeper);
   cat.close_stdin();
-  const std::optional<jail::Result> result = cat.wait_for(3s);
+  const std::optional<jail::Result> result = cat.wait_for(scaled(3s));
   ASSERT_TRUE(result.has_value()) << "cat did not see the end of its stdin";
   EXPECT_EQ(result->outcome, jail::Outcome::exited) << jail::to_json(*result);
   runsc.kill(SIGKILL);

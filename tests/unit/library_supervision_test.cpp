@@ -27,6 +27,8 @@
 #include <gtest/gtest.h>
 
 #include "../support/proc_stat.hpp"
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "jail/error.hpp"
 #include "jail/launch.hpp"
 #include "library_support.hpp"
@@ -36,6 +38,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
+using jail_test::scaled;
 using jail_test::shell;
 
 // Reads `fd` to its end, as a host that collects a tool's output before it waits; gives up after
@@ -55,6 +58,22 @@ std::string read_to_end(int fd, std::chrono::milliseconds limit) {
   return text;
 }
 
+// Reads `fd` until `text` has come (true), or gives up after `limit` (scaled).
+bool read_until(int fd, const std::string& text, std::chrono::milliseconds limit) {
+  std::string seen;
+  const auto deadline = Clock::now() + scaled(limit);
+  char buffer[256];
+  while (seen.find(text) == std::string::npos && Clock::now() < deadline) {
+    pollfd ready{fd, POLLIN, 0};
+    if (::poll(&ready, 1, 50) <= 0) continue;
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    seen.append(buffer, static_cast<std::size_t>(n));
+  }
+  return seen.find(text) != std::string::npos;
+}
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -70,7 +89,7 @@ TEST(LibrarySupervision, TheTimeoutHoldsWhileTheHostReadsTheOutputToItsEnd) {
   const auto start = Clock::now();
   jail::Process process = jail::launch(spec);
   const std::string out = read_to_end(process.stdout_fd(), 20s);
-  EXPECT_LT(seconds_since(start), 10.0) << "the tool outlived its 1 s timeout";
+  EXPECT_LT(seconds_since(start), scaled(10.0)) << "the tool outlived its 1 s timeout";
   const jail::Result result = process.wait();
   EXPECT_EQ(out, "");
   EXPECT_EQ(result.outcome, jail::Outcome::timeout) << jail::to_json(result);
@@ -90,13 +109,20 @@ TEST(LibrarySupervision, ADeniedCallIsAnsweredWhileTheHostReads) {
 
 TEST(LibrarySupervision, WaitingLateGivesTheRunsOwnEndAndTime) {
   jail::Spec spec = shell("echo done");
-  spec.limits.timeout = 1000ms;
+  const std::chrono::milliseconds timeout = scaled(1000ms);
+  spec.limits.timeout = timeout;
+  const auto start = Clock::now();
   jail::Process process = jail::launch(spec);
-  std::this_thread::sleep_for(1500ms);
+  // The run ends on its own: all its output is there and the jail's init has ended.
+  EXPECT_EQ(read_to_end(process.stdout_fd(), 20s), "done\n");
+  const pid_t init = process.pid();
+  ASSERT_TRUE(jail_test::wait_until([&] { return jail_test::process_ended(init); }, 10s));
+  // Not a readiness wait: the host waits only after the timeout would have fired.
+  std::this_thread::sleep_until(start + timeout + 500ms);
   const jail::Result result = process.wait();
   EXPECT_EQ(result.outcome, jail::Outcome::exited) << jail::to_json(result);
   EXPECT_EQ(result.exit_code, 0) << jail::to_json(result);
-  EXPECT_LT(result.wall_ms, 1000) << jail::to_json(result);
+  EXPECT_LT(result.wall_ms, static_cast<double>(timeout.count())) << jail::to_json(result);
 }
 
 TEST(LibrarySupervision, AssigningOverARunningProcessEndsTheJailItHeld) {
@@ -116,17 +142,23 @@ TEST(LibrarySupervision, AssigningOverARunningProcessEndsTheJailItHeld) {
 
 TEST(LibrarySupervision, AHostThatReapsEveryChildStillGetsTheResult) {
   std::atomic<bool> reaping = true;
+  std::atomic<int> sweeps = 0;
   std::thread reaper([&] {
     while (reaping) {
       int status = 0;
       (void)::waitpid(-1, &status, WNOHANG);
+      ++sweeps;
       std::this_thread::sleep_for(1ms);
     }
   });
-  jail::Process process = jail::launch(shell("exec sleep 5"));
-  std::this_thread::sleep_for(200ms);
+  jail::Process process = jail::launch(shell("echo ready; exec sleep 5"));
+  const pid_t init = process.pid();
+  EXPECT_TRUE(read_until(process.stdout_fd(), "ready\n", 10s)) << "the tool never started";
   process.kill(SIGKILL);
-  std::this_thread::sleep_for(300ms);
+  // The jail has ended, and the host's reaper has swept since: whatever it could take, it took.
+  EXPECT_TRUE(jail_test::wait_until([&] { return jail_test::process_ended(init); }, 10s));
+  const int swept = sweeps;
+  EXPECT_TRUE(jail_test::wait_until([&] { return sweeps >= swept + 2; }, 10s));
   const jail::Result result = process.wait();
   reaping = false;
   reaper.join();
