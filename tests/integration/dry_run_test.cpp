@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -603,9 +604,12 @@ TEST_P(DryRun, SessionsAreListedInTheOrderTheyBegan) {
 TEST_P(DryRun, ALiveSessionIsShownRunningAndIsNotDiscarded) {
   RunOptions options;
   options.cwd = project_;
-  const auto live = start({"--dry-run", "--session-dir", sessions_, "--", "sh", "-c",
-                           "echo a > live.txt; echo started; sleep 2; echo b > live2.txt"},
-                          options);
+  // The tool writes its second file when the test has looked (SIGUSR1, which jail forwards).
+  const auto live =
+      start({"--dry-run", "--session-dir", sessions_, "--", "sh", "-c",
+             "trap 'echo b > live2.txt; exit 0' USR1; echo a > live.txt; echo started;"
+             " while :; do sleep 0.05; done"},
+            options);
   ASSERT_TRUE(live->wait_for_stdout("started", 10s));
   const std::string id = session_id();
   const RunResult list = run({"sessions", "--session-dir", sessions_});
@@ -619,6 +623,7 @@ TEST_P(DryRun, ALiveSessionIsShownRunningAndIsNotDiscarded) {
   EXPECT_EQ(early.exit_code, 0) << describe(early);
   EXPECT_NE(early.err.find("these are its changes as of now"), std::string::npos)
       << describe(early);
+  ASSERT_EQ(::kill(live->pid(), SIGUSR1), 0);
   const RunResult ended = live->wait();
   EXPECT_EQ(ended.exit_code, 0) << describe(ended);
   EXPECT_EQ(ended.err.find("cannot"), std::string::npos) << describe(ended);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/proc_stat.hpp"
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "io_spawn.hpp"
 #include "run_jail.hpp"
 
@@ -218,8 +221,17 @@ TEST_P(IoOutput, RelayWaitsForAStalledReaderWithoutSpinning) {
   Spawned jail({"-q", "--max-output", "1G", "--", "yes"}, caller(), cwd_.path(),
                {.out = out.write_end(), .err = err.fd()});
   out.close_write();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the caller's pipe fills up
+  // The caller's pipe fills up (to within a page: splice moves whole pipe buffers).
+  const long capacity = ::fcntl(out.read_end(), F_GETPIPE_SZ);
+  ASSERT_GT(capacity, 0);
+  const long full = capacity - ::sysconf(_SC_PAGESIZE);
+  int queued = 0;
+  ASSERT_TRUE(wait_until(
+      [&] { return ::ioctl(out.read_end(), FIONREAD, &queued) == 0 && queued >= full; }, 10s))
+      << "the caller's pipe holds " << queued << " of " << capacity << " bytes\n"
+      << err.contents();
   const double before = cpu_seconds(jail.pid());
+  // Not a readiness wait: the window in which a waiting supervisor may use no CPU.
   std::this_thread::sleep_for(std::chrono::seconds(2));
   const double after = cpu_seconds(jail.pid());
   ASSERT_GE(before, 0) << "jail ended early:\n" << err.contents();
@@ -244,7 +256,7 @@ TEST_P(IoOutput, ToolClosingItsOutputIsStillBoundedByTimeout) {
     EXPECT_FALSE(r.timed_out) << describe(r);
     EXPECT_EQ(r.exit_code, 124) << describe(r);
     EXPECT_GE(seconds, 1.9) << describe(r);
-    EXPECT_LT(seconds, 20) << describe(r);
+    EXPECT_LT(seconds, scaled(20.0)) << describe(r);
     const auto status = status_json(status_path);
     EXPECT_EQ(status.value("outcome", ""), "timeout") << status.dump();
   }
@@ -275,7 +287,7 @@ TEST_P(IoOutput, StdinNoneGivesEndOfFileAtOnce) {
     if (none) {
       EXPECT_TRUE(exit->exited_with(0)) << exit->text() << "\n" << got << err.contents();
       EXPECT_EQ(got, "/dev/null\ncat ended 0\n") << err.contents();
-      EXPECT_LT(seconds, 2.5) << "end of file was not immediate";
+      EXPECT_LT(seconds, scaled(2.5)) << "end of file was not immediate";
     } else {
       // The control: the same tool on the open pipe waits until the timeout.
       EXPECT_TRUE(exit->exited_with(124)) << exit->text() << "\n" << got << err.contents();
@@ -417,7 +429,7 @@ TEST_P(IoOutput, ATerminalRelayNeverHoldsUpTheTimeout) {
                                       "rc=$?");
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_NE(in.find("rc=124"), std::string::npos) << in;
-  EXPECT_LT(seconds, 5.0) << in;
+  EXPECT_LT(seconds, scaled(5.0)) << in;
 
   const std::string status_path = cwd_ / "status.json";
   const std::string out =
@@ -425,7 +437,7 @@ TEST_P(IoOutput, ATerminalRelayNeverHoldsUpTheTimeout) {
                    "--status-file " + status_path + " -- yes | (sleep 6; head -c 1 >/dev/null)");
   const auto status = status_json(status_path);
   EXPECT_EQ(status.value("outcome", ""), "timeout") << status.dump() << out;
-  EXPECT_LT(status.value("wall_ms", 1e9), 3000) << status.dump() << out;
+  EXPECT_LT(status.value("wall_ms", 1e9), scaled(3000.0)) << status.dump() << out;
 }
 
 JAIL_INSTANTIATE_FOR_CALLERS(IoOutput);

@@ -1,9 +1,11 @@
 // jail on a real terminal (a tmux pane), as a person uses it: the tool gets a pty of the jail's
 // own, sees a prompt and typed input, ^C as SIGINT, window changes as SIGWINCH and end of file;
 // afterwards the caller's terminal is exactly as it was.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +16,9 @@
 #include <string>
 #include <thread>
 
+#include "../support/proc_stat.hpp"
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "io_tmux.hpp"
 #include "run_jail.hpp"
 
@@ -124,6 +129,26 @@ TEST_P(IoTty, InteractiveSessionThroughTmux) {
 
 JAIL_INSTANTIATE_FOR_CALLERS(IoTty);
 
+// Whether the terminal `pid` has as its stdin is in raw mode (no canonical input, no echo).
+bool stdin_terminal_is_raw(pid_t pid) {
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/fd/0").c_str(),
+                        O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  termios settings{};
+  const bool raw = ::tcgetattr(fd, &settings) == 0 && (settings.c_lflag & (ICANON | ECHO)) == 0;
+  ::close(fd);
+  return raw;
+}
+
+// Whether a descendant of `pid` runs `sleep 100` (the jailed tool).
+bool tool_runs(pid_t pid) {
+  const std::string tool = std::string("sleep") + '\0' + "100" + '\0';
+  for (const pid_t descendant : descendants(pid)) {
+    if (command_line(descendant) == tool) return true;
+  }
+  return false;
+}
+
 // jail ended by a signal from outside, while the tool waits: the caller's terminal comes back.
 class IoTtySignalled : public ::testing::TestWithParam<int> {};
 
@@ -144,20 +169,23 @@ TEST_P(IoTtySignalled, TerminalIsRestored) {
   Tmux tmux("sh '" + (dir / "wrapper.sh") + "'", 100, 30);
   std::string screen;
   // The terminal is raw once jail relays it; then the signal.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const auto deadline = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(20));
   std::optional<std::string> pid_text;
   while (!(pid_text = read_file(dir / "jail.pid")) || pid_text->empty()) {
     ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "jail did not start";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const pid_t pid = static_cast<pid_t>(std::stol(*pid_text));
-  // Past the exec; then a moment for jail to set the caller's terminal raw.
+  // Past the exec; then jail has set the caller's terminal raw and the tool runs.
   const std::string exe = "/proc/" + std::to_string(pid) + "/exe";
   for (std::error_code ec; std::filesystem::read_symlink(exe, ec) != JAIL_BINARY;) {
     ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "jail did not start";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(wait_until([&] { return stdin_terminal_is_raw(pid); }, std::chrono::seconds(20)))
+      << "jail never set the caller's terminal raw";
+  ASSERT_TRUE(wait_until([&] { return tool_runs(pid); }, std::chrono::seconds(20)))
+      << "the tool never ran";
   ASSERT_EQ(::kill(pid, GetParam()), 0);
   ASSERT_TRUE(tmux.wait_for("WRAPPER-DONE", std::chrono::seconds(20), &screen)) << screen;
   const auto before = read_file(dir / "before.stty");

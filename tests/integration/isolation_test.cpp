@@ -157,8 +157,13 @@ TEST_P(Isolation, OrphansAreReaped) {
 
 TEST_P(Isolation, ShellBackgroundOrphansLeaveNoZombie) {
   // sh forks a subshell that forks `true` and exits; the orphan's exit must be reaped by PID 1.
+  // The shell waits until both orphans are gone from /proc (reaped), for at most 10 s, then lists
+  // every zombie left.
   RunResult r = run({"--", "sh", "-c",
-                     "(true & true & exit 0); sleep 0.5;"
+                     "orphans=$( (true & echo $!; true & echo $!; exit 0) ); n=0;"
+                     " for p in $orphans; do"
+                     " while [ -e /proc/$p ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done;"
+                     " done;"
                      " grep -l '^State:.*Z' /proc/[0-9]*/status; exit 0"});
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "") << "zombies left\n" << describe(r);

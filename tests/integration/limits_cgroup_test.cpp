@@ -16,6 +16,8 @@
 #include <sstream>
 #include <thread>
 
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "run_jail.hpp"
 
 namespace jail_test {
@@ -117,7 +119,7 @@ std::string read_trimmed(const std::string& path) {
 // tool it forks) or 10 s pass.
 std::string wait_for_jail_cgroup(const std::string& controller, pid_t jail_pid,
                                  std::size_t processes = 1) {
-  auto deadline = Clock::now() + std::chrono::seconds(10);
+  auto deadline = Clock::now() + scaled(std::chrono::seconds(10));
   while (Clock::now() < deadline) {
     std::string dir = jail_cgroup_dir(controller, jail_pid);
     if (!dir.empty() && split_lines(read_trimmed(dir + "/cgroup.procs")).size() >= processes) {
@@ -231,7 +233,14 @@ TEST_F(LimitsCgroup, ForkBombIsContained) {
   auto jail = start({"--pids", "64", "--timeout", "20s", "--", probe("lim_forkbomb"), "3"});
   std::string pids = wait_for_jail_cgroup("pids", jail->pid());
   ASSERT_FALSE(pids.empty()) << "no jail cgroup for pid " << jail->pid();
-  std::this_thread::sleep_for(1s);
+  // The bomb is at its limit: it has grown, and the kernel has refused it a fork.
+  const auto refused = [&] {
+    const auto events = fields(read_trimmed(pids + "/pids.events"));
+    return field_long(events, "max") > 0;
+  };
+  const auto grown = [&] { return std::atol(read_trimmed(pids + "/pids.current").c_str()) >= 32; };
+  EXPECT_TRUE(wait_until([&] { return refused() && grown(); }, 10s))
+      << "the bomb never reached its limit: " << read_trimmed(pids + "/pids.events");
   long current = std::atol(read_trimmed(pids + "/pids.current").c_str());
   EXPECT_LE(current, 64) << "pids.current in " << pids;
   EXPECT_GE(current, 32) << "the bomb did not go off";
@@ -250,7 +259,7 @@ TEST_F(LimitsCgroup, ForkBombIsContained) {
       "[ measured ] fork bomb: pids.current %ld at its height, jail back after %.2f s, %s\n",
       current, seconds, trim(r.out).c_str());
   EXPECT_FALSE(r.timed_out) << describe(r);
-  EXPECT_LT(seconds, 15.0) << "the bomb ends itself after 3 s";
+  EXPECT_LT(seconds, scaled(15.0)) << "the bomb ends itself after 3 s";
   // Either the limit is named, or the tool's own failure is the outcome.
   EXPECT_TRUE(text(s, "limit_hit") == "pids" ||
               (text(s, "outcome") == "exited" && number(s, "exit_code") != 0))

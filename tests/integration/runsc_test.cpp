@@ -17,6 +17,9 @@
 #include <set>
 #include <thread>
 
+#include "../support/proc_stat.hpp"
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "run_jail.hpp"
 #include "runsc_fixture.hpp"
 
@@ -295,7 +298,7 @@ TEST_F(Runsc, AWorkingDirectoryMadeForAMountBelowATmpfsIsEntered) {
   EXPECT_EQ(bound.exit_code, 0) << describe(bound);
   EXPECT_EQ(bound.out, "/scratch/a/b\n") << describe(bound);
   // The caller's own directory, deep in /tmp (the jail's /tmp is its own), bound at its path.
-  char tmp_template[] = "/tmp/jail-runsc-cwd-XXXXXX";
+  char tmp_template[] = "/tmp/jail-test-runsc-cwd-XXXXXX";
   ASSERT_NE(::mkdtemp(tmp_template), nullptr);
   const std::string deep = std::string(tmp_template) + "/deep/y";
   std::filesystem::create_directories(deep);
@@ -419,7 +422,7 @@ TEST_F(Runsc, ACallerThatIsASubreaperInheritsNothing) {
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
   const RunResult r = runsc({"--no-cwd", "--", "true"});
   // Orphans that were going to come would have come by now: jail has exited, and its cgroup,
-  // which they ran in, was removed empty.
+  // which they ran in, was removed empty. A window in which nothing may come, not a readiness wait.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const std::string children =
       read_file("/proc/self/task/" + std::to_string(::gettid()) + "/children").value_or("?");
@@ -520,7 +523,7 @@ TEST_F(Runsc, TimeoutEndsTheSandbox) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exit_code, 124) << describe(r);
-  EXPECT_LT(seconds, 15.0);
+  EXPECT_LT(seconds, scaled(15.0));
   const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
   EXPECT_EQ(status["outcome"], "timeout") << status.dump();
   EXPECT_EQ(status["limit_hit"], "wall_time") << status.dump();
@@ -655,14 +658,18 @@ TEST_F(Runsc, ThreadsAndPselectWorkUnderTheDefaultPolicy) {
 // native run's would — even when the tool ignores the SIGSYS gVisor sends it.
 TEST_F(Runsc, DeniedSyscallsAreReportedInTheResult) {
   TempDir work;
+  // How long the tool would go on after the killed call, were the sandbox not ended there.
+  const double went_on_after = scaled(5.0);
   write_file(work / "probe.py",
              "import ctypes, signal, sys, time\n"
              "signal.signal(signal.SIGSYS, signal.SIG_IGN)\n"
              "libc = ctypes.CDLL(None, use_errno=True)\n"
              "print('sethostname', libc.syscall(170, b'x', 1), ctypes.get_errno(), flush=True)\n"
              "libc.syscall(101, 0, 0, 0, 0)\n"
-             "time.sleep(5)\n"
-             "print('went on after ptrace', flush=True)\n");
+             "time.sleep(" +
+                 std::to_string(went_on_after) +
+                 ")\n"
+                 "print('went on after ptrace', flush=True)\n");
   const auto start = std::chrono::steady_clock::now();
   RunResult r =
       runsc({"--status-file", work / "s.json", "--", "python3", "probe.py"}, {.cwd = work.path()});
@@ -671,7 +678,7 @@ TEST_F(Runsc, DeniedSyscallsAreReportedInTheResult) {
   EXPECT_EQ(r.exit_code, 159) << describe(r);
   EXPECT_NE(r.out.find("sethostname -1 1\n"), std::string::npos) << describe(r);
   EXPECT_EQ(r.out.find("went on"), std::string::npos) << describe(r);
-  EXPECT_LT(seconds, 5.0) << "the sandbox was not ended at the killed call";
+  EXPECT_LT(seconds, went_on_after) << "the sandbox was not ended at the killed call";
   const auto status = nlohmann::json::parse(read_file(work / "s.json").value_or("{}"));
   EXPECT_EQ(status["outcome"], "violation") << status.dump();
   EXPECT_EQ(status["violation"]["syscall"], "ptrace") << status.dump();
@@ -793,6 +800,20 @@ TEST_F(Runsc, ExportedBundleBindsTheHostsEtc) {
       << "an exported bundle's /etc/services is a mount point, not a copy";
 }
 
+// Whether a thread of `pid`, or of a process it started, waits in open() for a FIFO's other end.
+bool waits_at_a_fifo(pid_t pid) {
+  std::vector<pid_t> processes = descendants(pid);
+  processes.push_back(pid);
+  for (const pid_t process : processes) {
+    std::error_code error;
+    const std::string tasks = "/proc/" + std::to_string(process) + "/task";
+    for (const auto& task : std::filesystem::directory_iterator(tasks, error)) {
+      if (read_file(task.path() / "wchan").value_or("") == "wait_for_partner") return true;
+    }
+  }
+  return false;
+}
+
 // What the start gate relies on in runsc itself: it opens its --log file before it looks at the
 // bundle or the state root, so with a FIFO there it waits, even for a bundle that does not
 // exist yet. A runsc that read its bundle first would fail here, by name, rather than start
@@ -814,11 +835,19 @@ TEST_F(Runsc, RunscOpensItsLogBeforeItReadsTheBundle) {
             bundle.c_str(), "gate-test", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  std::this_thread::sleep_for(1500ms);
+  // runsc comes to its --log FIFO and waits there for a reader, or it ends (having read the
+  // missing bundle first).
   int status = 0;
-  const pid_t ended = ::waitpid(runsc, &status, WNOHANG);
+  pid_t ended = 0;
+  const bool at_gate = wait_until(
+      [&] {
+        ended = ::waitpid(runsc, &status, WNOHANG);
+        return ended != 0 || waits_at_a_fifo(runsc);
+      },
+      20s);
   EXPECT_EQ(ended, 0) << "runsc did not wait at its --log FIFO; it exited with status " << status
                       << ", having read the missing bundle before opening its log";
+  EXPECT_TRUE(at_gate) << "runsc neither came to its --log FIFO nor ended";
   if (ended == 0) {
     ::kill(runsc, SIGKILL);
     ::waitpid(runsc, &status, 0);

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "run_jail.hpp"
 
 namespace jail_test {
@@ -73,6 +75,16 @@ bool still_alive(const HostProcess& p) {
   return start == p.start_time && state != 'Z' && state != 'X';
 }
 
+// How many of `processes` have exec'd `sleep 60` (a forked shell still shows the shell's argv).
+int sleeping(const std::vector<HostProcess>& processes) {
+  int count = 0;
+  for (const HostProcess& p : processes) {
+    const std::string sleep_60 = std::string("sleep") + '\0' + "60" + '\0';
+    if (read_file("/proc/" + std::to_string(p.pid) + "/cmdline") == sleep_60) ++count;
+  }
+  return count;
+}
+
 const char* const kReady = "ready-for-signal";
 
 TEST_P(Signals, SigtermReachesATrappingTool) {
@@ -123,8 +135,14 @@ TEST_P(Signals, SigkillOfJailLeavesNoJailedProcess) {
       start({"--", "sh", "-c",
              "sleep 60 & sleep 60 & (sleep 60 &) ; echo " + std::string(kReady) + "; wait"});
   ASSERT_TRUE(jail->wait_for_stdout(kReady, 20s)) << describe(jail->wait(1s));
-  std::this_thread::sleep_for(200ms);  // let the background sleeps exec
-  std::vector<HostProcess> jailed = descendants(jail->pid());
+  // The background sleeps have exec'd: the host sees all three.
+  std::vector<HostProcess> jailed;
+  const bool all_three = wait_until(
+      [&] {
+        jailed = descendants(jail->pid());
+        return sleeping(jailed) >= 3;
+      },
+      10s);
   // Whatever happens below, no process of this test outlives it.
   struct Reaper {
     const std::vector<HostProcess>& processes;
@@ -136,11 +154,12 @@ TEST_P(Signals, SigkillOfJailLeavesNoJailedProcess) {
   } reaper{jailed};
   // At least the shell and its three sleeps (plus the reaper).
   ASSERT_GE(jailed.size(), 4u) << "could not find the jailed processes from the host";
+  ASSERT_TRUE(all_three) << "the three background sleeps never ran";
 
   ASSERT_EQ(kill(jail->pid(), SIGKILL), 0);
   auto killed_at = std::chrono::steady_clock::now();
   std::vector<HostProcess> alive = jailed;
-  while (!alive.empty() && std::chrono::steady_clock::now() - killed_at < 1s) {
+  while (!alive.empty() && std::chrono::steady_clock::now() - killed_at < scaled(1s)) {
     std::erase_if(alive, [](const HostProcess& p) { return !still_alive(p); });
     std::this_thread::sleep_for(20ms);
   }
@@ -157,7 +176,7 @@ TEST_P(Signals, JailExitsWhenTheToolDoesEvenWithBackgroundChildren) {
   auto begin = std::chrono::steady_clock::now();
   RunResult r = run({"--", "sh", "-c", "sleep 30 & exit 4"}, {.timeout = 25s});
   EXPECT_EQ(r.exit_code, 4) << describe(r);
-  EXPECT_LT(std::chrono::steady_clock::now() - begin, 20s) << describe(r);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, scaled(20s)) << describe(r);
 }
 
 JAIL_INSTANTIATE_FOR_CALLERS(Signals);
