@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "../support/time_scale.hpp"
 #include "run_jail.hpp"
 
 namespace jail_test {
@@ -73,9 +74,9 @@ TEST_P(LimitsTime, SleepEndsAtTheTimeout) {
   EXPECT_EQ(number(r.status["limits"], "kill_grace_ms"), 2000) << r.status.dump();
   EXPECT_GE(r.seconds, 0.95);
   // sleep obeys SIGTERM, so the grace is not used up; 1 s + 2 s grace + 1 s for a loaded host.
-  EXPECT_LT(r.seconds, 4.0);
+  EXPECT_LT(r.seconds, scaled(4.0));
   EXPECT_GE(number(r.status, "wall_ms"), 990) << r.status.dump();
-  EXPECT_LT(number(r.status, "wall_ms"), 3000) << r.status.dump();
+  EXPECT_LT(number(r.status, "wall_ms"), scaled(3000.0)) << r.status.dump();
   EXPECT_NE(r.result.err.find("it ran past its time limit of 1 s (--timeout)"), std::string::npos)
       << describe(r.result);
 }
@@ -93,9 +94,9 @@ TEST_P(LimitsTime, IgnoredTermIsKilledAfterTheGrace) {
   EXPECT_EQ(number(r.status["limits"], "kill_grace_ms"), 500) << r.status.dump();
   // Not before the grace is over, and not much after it.
   EXPECT_GE(r.seconds, 1.45);
-  EXPECT_LT(r.seconds, 3.0);
+  EXPECT_LT(r.seconds, scaled(3.0));
   EXPECT_GE(number(r.status, "wall_ms"), 1450) << r.status.dump();
-  EXPECT_LT(number(r.status, "wall_ms"), 2500) << r.status.dump();
+  EXPECT_LT(number(r.status, "wall_ms"), scaled(2500.0)) << r.status.dump();
   EXPECT_EQ(processes_with(std::string("sleep") + '\0' + marker), 0)
       << "a jailed process outlived the jail";
 }
@@ -116,7 +117,7 @@ TEST_P(LimitsTime, WellBehavedToolIsNotTimedOut) {
   EXPECT_EQ(r.result.exit_code, 0) << describe(r.result);
   EXPECT_EQ(text(r.status, "outcome"), "exited") << r.status.dump();
   EXPECT_TRUE(r.status["limit_hit"].is_null()) << r.status.dump();
-  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_LT(r.seconds, scaled(5.0));
 }
 
 TEST_P(LimitsTime, CpuTimeEndsASpin) {
@@ -132,7 +133,7 @@ TEST_P(LimitsTime, CpuTimeEndsASpin) {
   EXPECT_GE(cpu, 800) << r.status.dump();
   EXPECT_LT(cpu, 2500) << r.status.dump();
   // Ended by the CPU limit, not by the 30 s wall-clock belt.
-  EXPECT_LT(r.seconds, 25.0);
+  EXPECT_LT(r.seconds, scaled(25.0));
   EXPECT_NE(r.result.err.find("it used up its CPU time limit of 1 s (--cpu-time)"),
             std::string::npos)
       << describe(r.result);
@@ -143,7 +144,7 @@ TEST_P(LimitsTime, CpuTimeEndsASpin) {
 TEST_P(LimitsTime, CpuTimeByRlimitIsReportedAsTheCpuLimit) {
   Run r = run_status({"--rlimit", "cpu=1", "--timeout", "30s", "--", probe("lim_spin"), "0"});
   expect_timeout(r, "cpu_time");
-  EXPECT_LT(r.seconds, 25.0);
+  EXPECT_LT(r.seconds, scaled(25.0));
   EXPECT_NE(r.result.err.find("it used up its CPU time limit of 1 s (--rlimit cpu)"),
             std::string::npos)
       << describe(r.result);

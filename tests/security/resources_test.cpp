@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include "../support/time_scale.hpp"
+#include "../support/wait_until.hpp"
 #include "support.hpp"
 
 namespace jail_security {
@@ -16,14 +18,15 @@ namespace {
 
 class Resources : public SecurityTest {
  protected:
-  // Waits up to 3 s for every host process carrying `token` to be gone.
+  // Waits up to 3 s (scaled) for every host process carrying `token` to be gone.
   static std::vector<int> survivors(const std::string& token) {
     std::vector<int> left;
-    for (int i = 0; i < 30; ++i) {
-      left = host_processes_with(token);
-      if (left.empty()) break;
-      std::this_thread::sleep_for(100ms);
-    }
+    (void)wait_until(
+        [&] {
+          left = host_processes_with(token);
+          return left.empty();
+        },
+        3s, 100ms);
     return left;
   }
   static std::string token(const char* prefix) {
@@ -123,7 +126,7 @@ TEST_P(Resources, SetsidAndIgnoredSignalsEndAtTimeout) {
   const auto took = std::chrono::steady_clock::now() - begin;
   const std::vector<int> left = survivors(t);
   const bool contained = o.run.exit_code == 124 && o.outcome() == "timeout" && left.empty() &&
-                         took < 15s && o.value("ready") == "yes";
+                         took < scaled(15s) && o.value("ready") == "yes";
   row("setsid_ignore_signals --timeout 1s", "exit 124 timeout, nothing left",
       std::to_string(o.run.exit_code) + " " + o.outcome() + " left=" + std::to_string(left.size()),
       contained);
@@ -138,7 +141,7 @@ TEST_P(Resources, SleepingWithStdoutClosedEndsAtTimeout) {
   const auto took = std::chrono::steady_clock::now() - begin;
   const std::vector<int> left = survivors(t);
   const bool contained =
-      o.run.exit_code == 124 && o.outcome() == "timeout" && left.empty() && took < 15s;
+      o.run.exit_code == 124 && o.outcome() == "timeout" && left.empty() && took < scaled(15s);
   row("closed_stdout_sleep --timeout 1s", "exit 124 timeout, nothing left",
       std::to_string(o.run.exit_code) + " " + o.outcome() + " in " +
           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../support/time_scale.hpp"
 #include "support.hpp"
 
 namespace jail_security {
@@ -172,8 +173,9 @@ TEST_P(Seccomp, ToolCatchingSigsysIsStoppedAfterAKilledCall) {
     const long ms = std::strtol(o.value("after_kill_ms").c_str(), nullptr, 10);
     longest_ms = std::max(longest_ms, ms);
     // Natively nothing after the call may run; under runsc the tool may run on briefly.
-    const bool ok =
-        ended && not_made && (runsc() ? ms < 2000 : o.value("sigsys_handler").empty() && !returned);
+    const bool ok = ended && not_made &&
+                    (runsc() ? static_cast<double>(ms) < scaled(2000.0)
+                             : o.value("sigsys_handler").empty() && !returned);
     if (!ok && example.empty()) example = o.describe();
     contained = contained && ok;
   }

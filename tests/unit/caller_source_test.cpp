@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/time_scale.hpp"
 #include "caller_source.hpp"
 
 namespace {
@@ -29,7 +30,7 @@ using namespace std::chrono_literals;
 // writer `unblock` is given a byte so that the test can end.
 void expect_no_wait_after_a_theft(jail::CallerSource& source, int thief, int unblock) {
   pollfd ready{source.fd(), POLLIN, 0};
-  ASSERT_EQ(::poll(&ready, 1, 2000), 1);
+  ASSERT_EQ(::poll(&ready, 1, static_cast<int>(jail_test::scaled(2s).count())), 1);
   char taken[16];
   ASSERT_GT(::read(thief, taken, sizeof taken), 0);
   auto attempt = std::async(std::launch::async, [&] {
@@ -37,7 +38,7 @@ void expect_no_wait_after_a_theft(jail::CallerSource& source, int thief, int unb
     const ssize_t n = source.read_some(buffer, sizeof buffer);
     return std::make_pair(n, errno);
   });
-  if (attempt.wait_for(2s) != std::future_status::ready) {
+  if (attempt.wait_for(jail_test::scaled(2s)) != std::future_status::ready) {
     ADD_FAILURE() << "read_some waited for input another reader had taken";
     ASSERT_EQ(::write(unblock, "u", 1), 1);
   }
@@ -107,7 +108,7 @@ TEST(CallerSource, AnotherUsersPipeIsReadNoFurtherThanItHolds) {
     ::_exit(n == -1 && errno == EAGAIN ? 0 : 124);
   }
   ASSERT_EQ(::write(fds[1], "x", 1), 1);
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  const auto deadline = std::chrono::steady_clock::now() + jail_test::scaled(5s);
   int status = 0;
   while (::waitpid(child, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/time_scale.hpp"
 #include "input_relay.hpp"
 #include "spawn_support.hpp"
 #include "temp_dir.hpp"
@@ -38,7 +39,7 @@ std::string read_available(int fd) {
 }
 
 TEST(InputRelay, FileArrivesWholeAndReadsAheadOnlyAsFarAsThePipeHolds) {
-  TempDir dir("jail-input-relay-", std::filesystem::temp_directory_path());
+  TempDir dir("jail-test-input-relay", std::filesystem::temp_directory_path());
   const std::string path = dir.path() / "input";
   std::string data;
   for (int i = 0; data.size() < (1 << 20); ++i) data += "line " + std::to_string(i) + "\n";
@@ -75,7 +76,7 @@ TEST(InputRelay, FileArrivesWholeAndReadsAheadOnlyAsFarAsThePipeHolds) {
 // writes then wait for room that never comes, rather than raise SIGPIPE in the caller (a
 // library host need not ignore it; this test's process does not).
 TEST(InputRelay, ToolThatNeverReadsRaisesNoSigpipe) {
-  TempDir dir("jail-input-relay-", std::filesystem::temp_directory_path());
+  TempDir dir("jail-test-input-relay", std::filesystem::temp_directory_path());
   const std::string path = dir.path() / "input";
   {
     const std::string data(1 << 20, 'x');
@@ -116,7 +117,9 @@ int relay_in_background_group(int slave, int status_out, int go_in) {
   char go = 0;
   if (::read(go_in, &go, 1) != 1) return kNoForeground;  // now in the foreground
   std::string arrived;
-  for (int i = 0; i < 100 && arrived.empty(); ++i) {
+  // Polled for 2 s (scaled): what the relay reads is there at its next turn.
+  const auto rounds = static_cast<int>(jail_test::scaled(100.0));
+  for (int i = 0; i < rounds && arrived.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (relay.wake() && InputRelay::Clock::now() < *relay.wake()) continue;
     relay.on_ready();
@@ -142,7 +145,8 @@ int relay_from_the_background_of(int master, const std::string& slave_name) {
   char step = -1;
   pollfd wait_for_status{status.read.get(), POLLIN, 0};
   int stop_status = 0;
-  for (int i = 0; i < 200 && step < 0; ++i) {
+  const auto rounds = static_cast<int>(jail_test::scaled(200.0));  // 2 s, scaled
+  for (int i = 0; i < rounds && step < 0; ++i) {
     if (::poll(&wait_for_status, 1, 10) == 1 && ::read(status.read.get(), &step, 1) == 1) break;
     if (::waitpid(relay, &stop_status, WNOHANG | WUNTRACED) == relay && WIFSTOPPED(stop_status)) {
       step = kReadInBackground;
@@ -173,7 +177,8 @@ TEST(InputRelay, ControllingTerminalIsNotReadFromTheBackground) {
   if (child == 0) ::_exit(relay_from_the_background_of(master, slave_name));
 
   int status = 0;
-  for (int i = 0; i < 500; ++i) {
+  const auto rounds = static_cast<int>(jail_test::scaled(500.0));  // 5 s, scaled
+  for (int i = 0; i < rounds; ++i) {
     const pid_t done = ::waitpid(child, &status, WNOHANG | WUNTRACED);
     if (done == child) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -186,7 +191,7 @@ TEST(InputRelay, ControllingTerminalIsNotReadFromTheBackground) {
   if (!WIFEXITED(status)) {
     ::kill(child, SIGKILL);
     ::waitpid(child, nullptr, 0);
-    FAIL() << "the child neither exited nor stopped within 5 s";
+    FAIL() << "the child neither exited nor stopped within " << rounds / 100 << " s";
   }
   ::close(master);
   EXPECT_EQ(WEXITSTATUS(status), kPassed)
