@@ -10,7 +10,7 @@ build_dir=$1
 source_dir=$2
 cxx=$3
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/jail-install-test.XXXXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/jail-test-install.XXXXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 step() { echo "=== $*"; }

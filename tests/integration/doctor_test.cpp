@@ -227,7 +227,7 @@ TEST(Doctor, LeavesNothingBehind) {
 // stand-in `bwrap` first on PATH that prints its version line, then hangs (doctor, which reads
 // only the first line, then waited for its end with no limit) and records the signal shows it.
 TEST(Doctor, AHungToolIsAskedToStopBeforeItIsKilled) {
-  char pattern[] = "/tmp/jail-doctor-hung-XXXXXX";
+  char pattern[] = "/tmp/jail-test-doctor-hung-XXXXXX";
   ASSERT_NE(mkdtemp(pattern), nullptr);
   const std::string dir = pattern;
   const std::string marker = dir + "/stopped";

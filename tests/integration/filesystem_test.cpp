@@ -40,7 +40,7 @@ TEST_P(Filesystem, NoVarRunOrSys) {
 }
 
 TEST_P(Filesystem, HostTmpNotVisible) {
-  char marker[] = "/tmp/jail-itest-marker-XXXXXX";
+  char marker[] = "/tmp/jail-test-marker-XXXXXX";
   int fd = mkstemp(marker);
   ASSERT_GE(fd, 0);
   close(fd);

@@ -1,7 +1,10 @@
 #include "runsc_fixture.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 
@@ -13,17 +16,35 @@ struct stat null_device() {
   return info;
 }
 
-int runsc_dirs() {
-  int count = 0;
+std::set<std::string> runsc_dirs() {
+  std::set<std::string> found;
   for (const std::filesystem::path& dir :
        {std::filesystem::temp_directory_path(), std::filesystem::path("/dev/shm")}) {
     std::error_code error;
     for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-      if (entry.path().filename().string().starts_with("jail-runsc-")) ++count;
+      if (entry.path().filename().string().starts_with("jail-runsc-")) found.insert(entry.path());
     }
   }
-  return count;
+  return found;
 }
+
+namespace {
+
+// Whether the jail named in a run directory (jail-runsc-<pid>-XXXXXX) is still running; false
+// for a name without a pid.
+bool jail_of_run_dir_alive(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename();
+  const std::string_view rest =
+      std::string_view(name).substr(std::string_view("jail-runsc-").size());
+  pid_t pid = 0;
+  const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+  if (error != std::errc() || pid <= 0 || end == rest.data() + rest.size() || *end != '-') {
+    return false;
+  }
+  return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
 
 void Runsc::SetUp() {
   if (::geteuid() != 0) GTEST_FAIL() << "runsc runs need root; this suite runs as root in CI";
@@ -36,7 +57,11 @@ void Runsc::SetUp() {
 }
 
 void Runsc::TearDown() {
-  EXPECT_EQ(runsc_dirs(), before_) << "a runsc bundle or state dir was left behind";
+  for (const std::string& dir : runsc_dirs()) {
+    if (!before_.contains(dir) && !jail_of_run_dir_alive(dir)) {
+      ADD_FAILURE() << "a runsc bundle or state dir was left behind: " << dir;
+    }
+  }
   const struct stat null_after = null_device();
   EXPECT_EQ(null_after.st_uid, null_before_.st_uid) << "a run chowned the host's /dev/null";
   EXPECT_EQ(null_after.st_gid, null_before_.st_gid) << "a run chowned the host's /dev/null";

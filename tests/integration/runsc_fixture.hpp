@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,11 +17,12 @@ namespace jail_test {
 struct stat null_device();
 
 // What jail leaves while a runsc run is alive: its bundle and state, in /dev/shm (a tmpfs) or the
-// temp directory (oci::run_bundle_parent).
-int runsc_dirs();
+// temp directory (oci::run_bundle_parent), named jail-runsc-<jail's pid>-XXXXXX; full paths.
+std::set<std::string> runsc_dirs();
 
 // Needs root and the real runsc; fails (does not skip) without them. After each test: no bundle
-// or state dir left, and the host's /dev/null still its owner's.
+// or state dir left, and the host's /dev/null still its owner's. A directory counts as left when
+// it is new and its jail has ended: runs of tests in parallel (ctest -j) still have theirs.
 class Runsc : public ::testing::Test {
  protected:
   void SetUp() override;
@@ -28,7 +30,7 @@ class Runsc : public ::testing::Test {
 
   RunResult runsc(std::vector<std::string> args, RunOptions options = {});
 
-  int before_ = 0;
+  std::set<std::string> before_;
   struct stat null_before_ {};
 };
 

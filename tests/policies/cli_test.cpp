@@ -134,7 +134,7 @@ TEST(Cli, UsageErrorsAndUnknownPolicies) {
 // Only a regular file is a policy or a profile: a directory was read as an empty policy ("no
 // 'default' line"), /dev/zero until memory ran out, and a FIFO with no writer forever.
 TEST(Cli, APolicyOrProfileThatIsNoRegularFileIsRefusedAtOnce) {
-  char dir[] = "/tmp/jail-policy-cli-XXXXXX";
+  char dir[] = "/tmp/jail-test-policy-cli-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::string fifo = std::string(dir) + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);

@@ -236,7 +236,7 @@ CliRun run(std::vector<std::string> words) {
 class DiffCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/jail-diff-XXXXXX";
+    char tmpl[] = "/tmp/jail-test-diff-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
   }

@@ -1019,7 +1019,7 @@ CliRun run(std::vector<std::string> words) {
 class OciCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/jail-oci-cli-XXXXXX";
+    char tmpl[] = "/tmp/jail-test-oci-cli-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
   }

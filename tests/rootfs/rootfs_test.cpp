@@ -361,7 +361,7 @@ TEST(RootfsBuild, TreesAndFilesAreTakenAsGiven) {
   const Output hidden =
       run(jail() + " rootfs build " + (dir.path() / "r3").string() + " --binary true --file /tmp");
   EXPECT_EQ(hidden.status, 1) << hidden.text;
-  char name[] = "/tmp/jail-rootfs-hidden-XXXXXX";
+  char name[] = "/tmp/jail-test-rootfs-hidden-XXXXXX";
   const int fd = ::mkstemp(name);
   ASSERT_GE(fd, 0);
   ::close(fd);

@@ -16,7 +16,7 @@ namespace {
 class ProfileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/jail-profile-XXXXXX";
+    char tmpl[] = "/tmp/jail-test-profile-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
   }

@@ -23,7 +23,7 @@ TEST(Digest, TextMatchesThePublishedVectors) {
 
 // A million 'a's, read in several 64 KiB chunks, from where the fd's offset stands.
 TEST(Digest, FdIsReadFromItsOffsetToTheEnd) {
-  char path[] = "/tmp/jail-digest-XXXXXX";
+  char path[] = "/tmp/jail-test-digest-XXXXXX";
   const int fd = ::mkstemp(path);
   ASSERT_GE(fd, 0);
   ::unlink(path);

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 class OciCommandLookup : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "jail-lookup-test-XXXXXX").string();
+    std::string pattern = (fs::temp_directory_path() / "jail-test-lookup-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     fs::create_directory(dir_ / "work");

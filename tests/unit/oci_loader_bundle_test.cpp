@@ -88,7 +88,7 @@ class OciLoaderBundle : public ::testing::Test {
     return args[2].get<std::string>();
   }
 
-  jail::TempDir temp_{"jail-loader-bundle"};  // removed with all in it when the test ends
+  jail::TempDir temp_{"jail-test-loader-bundle"};  // removed with all in it when the test ends
   fs::path dir_ = temp_.path();
   int bundles_ = 0;
   jail::policy::Program program_;

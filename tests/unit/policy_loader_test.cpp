@@ -93,7 +93,7 @@ class PolicyLoader : public ::testing::Test {
     return WIFEXITED(ran.status) ? WEXITSTATUS(ran.status) : -1;
   }
 
-  jail::TempDir temp_{"jail-loader-test"};  // removed with all in it when the test ends
+  jail::TempDir temp_{"jail-test-loader"};  // removed with all in it when the test ends
   fs::path dir_ = temp_.path();
   std::string loader_;
   int programs_ = 0;
