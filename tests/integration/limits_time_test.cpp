@@ -83,7 +83,8 @@ TEST_P(LimitsTime, SleepEndsAtTheTimeout) {
 
 TEST_P(LimitsTime, IgnoredTermIsKilledAfterTheGrace) {
   // A background sleep that ignores TERM too: "everything" is killed, not just the tool.
-  const std::string marker = "1001.5" + std::to_string(getpid() % 1000);
+  // The whole pid in the sleep's length: a test run beside this one (ctest -j) never shares it.
+  const std::string marker = "1001.5" + std::to_string(getpid());
   Run r = run_status({"--timeout", "1s", "--kill-grace", "500ms", "--", "sh", "-c",
                       "trap '' TERM; sleep " + marker + " & sleep 100"});
   std::printf(

@@ -274,7 +274,9 @@ TEST(LibraryLaunch, RunscLaunchThatFailsAfterStartingRunscLeavesNothing) {
   }
   // A runsc left at its gate would die with this process (its keeper's lifeline), not before.
   EXPECT_FALSE(has_children()) << "runsc outlived the failed launch";
-  EXPECT_TRUE(processes_with("runsc-error.log").empty()) << "a runsc waits at its gate";
+  // This process's runs only (jail-runsc-<pid>-…): other tests' runsc may wait at their gates.
+  const std::string our_runs = "/jail-runsc-" + std::to_string(::getpid()) + "-";
+  EXPECT_TRUE(processes_with(our_runs).empty()) << "a runsc waits at its gate";
   for (const auto& dir : our_cgroups_left()) ADD_FAILURE() << "cgroup left behind: " << dir;
 }
 
