@@ -234,9 +234,12 @@ double tool_cpu_seconds(const std::string& marker) {
   return pid > 0 ? jail_test::cpu_seconds(pid) : 0;
 }
 
+// The tool ignores SIGXCPU and runs on to the hard limit (3 s): the kernel counts RLIMIT_CPU in
+// ticks, which under load (ctest -j4) ran ahead of the precise times in /proc, and the soft
+// limit ended the tool before the test saw it at 1.7 s.
 TEST(LibrarySupervision, TheHostsOwnKillIsNotTakenForTheCpuLimit) {
   const std::string marker = "busy" + std::to_string(::getpid());
-  jail::Spec spec = shell("while :; do :; done # " + marker);
+  jail::Spec spec = shell("trap '' XCPU; while :; do :; done # " + marker);
   spec.limits.cpu_time = 2s;
   jail::Process process = jail::launch(spec);
   const auto deadline = Clock::now() + 20s;
