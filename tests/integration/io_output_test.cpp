@@ -67,13 +67,26 @@ struct CappedRun {
   double seconds = 0;
 };
 
+// The tool's stdin: /dev/null, or a pipe the test closes only once it has sampled jail while the
+// tool runs (a tool that ends at once could otherwise be sampled only while jail still starts).
+enum class Input { none, held_until_sampled };
+
+// Whether a descendant of `pid` runs `program` (its whole command line).
+bool runs(pid_t pid, const std::string& program) {
+  for (const pid_t descendant : descendants(pid)) {
+    if (command_line(descendant) == program + '\0') return true;
+  }
+  return false;
+}
+
 // Runs `jail --max-output <cap> -- <command>` with stdout on a pipe the test drains, sampling
 // jail's /proc/<pid>/status all the while. VmHWM is a high-water mark, so the last sample taken
 // before jail ends covers the whole run up to that point; it counts only jail's own process (the
 // supervisor), not the jail's init or the tool, which are other processes.
 CappedRun run_capped(const std::string& cap, const std::vector<std::string>& command, Caller caller,
-                     const TempDir& dir) {
+                     const TempDir& dir, Input input = Input::none) {
   ::signal(SIGPIPE, SIG_IGN);
+  Pipe in;
   Pipe out;
   ScratchFile err(dir / "stderr");
   const std::string status_path = dir / "status.json";
@@ -82,9 +95,13 @@ CappedRun run_capped(const std::string& cap, const std::vector<std::string>& com
   CappedRun run;
   const auto start = Clock::now();
   {
-    Spawned jail(args, caller, dir.path(), {.out = out.write_end(), .err = err.fd()});
+    const bool held = input == Input::held_until_sampled;
+    Spawned jail(args, caller, dir.path(),
+                 {.in = held ? in.read_end() : -1, .out = out.write_end(), .err = err.fd()});
+    in.close_read();
     out.close_write();
     std::atomic<bool> done{false};
+    std::atomic<int> samples{0};
     std::thread sampler([&] {
       while (!done) {
         const long hwm = proc_status_kb(jail.pid(), "VmHWM");
@@ -92,11 +109,19 @@ CappedRun run_capped(const std::string& cap, const std::vector<std::string>& com
         if (hwm > 0) {
           run.hwm_kb = hwm;
           run.anon_kb = std::max(run.anon_kb, anon);
-          ++run.samples;
+          ++samples;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
     });
+    if (held) {
+      // The tool runs, so jail is up; one sample after that, and the tool may end.
+      EXPECT_TRUE(wait_until([&] { return runs(jail.pid(), command.front()); }, 20s))
+          << "the tool never ran";
+      const int before = samples;
+      EXPECT_TRUE(wait_until([&] { return samples > before; }, 20s)) << "jail was never sampled";
+    }
+    in.close_write();
     std::vector<char> buf(1 << 16);
     const auto deadline = start + std::chrono::seconds(60);
     while (Clock::now() < deadline) {
@@ -113,6 +138,7 @@ CappedRun run_capped(const std::string& cap, const std::vector<std::string>& com
     run.exit = jail.wait(std::chrono::seconds(30));
     done = true;
     sampler.join();
+    run.samples = samples;
   }
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   run.status = status_json(status_path);
@@ -129,9 +155,9 @@ std::string describe(const CappedRun& r) {
 class IoOutput : public CallerTest {};
 
 TEST_P(IoOutput, MaxOutputCutsYesAtExactlyOneMebibyteInLittleMemory) {
-  // The baseline: jail with the same relay and a tool that writes nothing.
+  // The baseline: jail with the same relay and a tool that writes nothing, sampled while it runs.
   TempDir quiet_dir;
-  CappedRun quiet = run_capped("1M", {"true"}, caller(), quiet_dir);
+  CappedRun quiet = run_capped("1M", {"cat"}, caller(), quiet_dir, Input::held_until_sampled);
   ASSERT_TRUE(quiet.exit && quiet.exit->exited_with(0)) << describe(quiet);
 
   CappedRun r = run_capped("1M", {"yes"}, caller(), cwd_);
@@ -160,7 +186,7 @@ TEST_P(IoOutput, MaxOutputCutsYesAtExactlyOneMebibyteInLittleMemory) {
 
   std::printf(
       "[ memory   ] jail's own peak (VmHWM, supervisor process only), max RssAnon:\n"
-      "[ memory   ]   --max-output 1M -- true:  %ld kB, %ld kB (%d samples)\n"
+      "[ memory   ]   --max-output 1M -- cat:   %ld kB, %ld kB (%d samples)\n"
       "[ memory   ]   --max-output 1M -- yes:   %ld kB, %ld kB (%d samples)\n"
       "[ memory   ]   --max-output 256M -- yes: %ld kB, %ld kB (%d samples, %.2f s)\n"
       "[ memory   ] ru_maxrss from wait4 (jail and everything it reaped: the jail's init, a copy\n"
