@@ -55,6 +55,13 @@ std::string joined(const std::vector<std::string>& parts, const std::string& sep
 
 class RootfsCheck : public jail_test::CallerTest {
  protected:
+  // A probe copied into cwd_ (under /var/tmp): `rootfs build` refuses a binary under /tmp, where
+  // a build directory may be, since the jail mounts its own /tmp over it.
+  std::string probe_copy(const std::string& name) const {
+    const std::string copy = cwd_ / name;
+    fs::copy_file(std::string(JAIL_ROOTFS_PROBE_DIR) + "/" + name, copy);
+    return copy;
+  }
   // Built by root (the builder keeps host ownership); read by either caller.
   std::string build(const std::string& recipe) {
     const std::string root = cwd_ / ("root-" + recipe);
@@ -117,7 +124,7 @@ TEST_P(RootfsCheck, ALibraryAnExtensionModuleLoadsIsNamed) {
 // glibc's lstat() is newfstatat(…, AT_SYMLINK_NOFOLLOW), `test -L` and `stat` use statx with
 // it, realpath-like code opens with O_PATH|O_NOFOLLOW: each looks at the link, not its target.
 TEST_P(RootfsCheck, ALookupThatStopsAtTheFinalLinkNeedsOnlyTheLink) {
-  const std::string probe = std::string(JAIL_ROOTFS_PROBE_DIR) + "/nofollow_lookups";
+  const std::string probe = probe_copy("nofollow_lookups");
   const std::string root = cwd_ / "root";
   const RunResult built = jail_test::run_jail({"rootfs", "build", root, "--binary", probe});
   ASSERT_EQ(built.exit_code, 0) << describe(built);
@@ -151,7 +158,7 @@ TEST_P(RootfsCheck, ALookupThatStopsAtTheFinalLinkNeedsOnlyTheLink) {
 // the root must answer. Their fd forms (futimens, AT_EMPTY_PATH) look nothing up and must not be
 // counted as paths that could not be read.
 TEST_P(RootfsCheck, CallsThatChangeAFilesTimesOwnerOrModeAreLookups) {
-  const std::string probe = std::string(JAIL_ROOTFS_PROBE_DIR) + "/metadata_lookups";
+  const std::string probe = probe_copy("metadata_lookups");
   const std::string root = cwd_ / "root";
   const RunResult built = jail_test::run_jail({"rootfs", "build", root, "--binary", probe});
   ASSERT_EQ(built.exit_code, 0) << describe(built);
