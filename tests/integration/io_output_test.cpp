@@ -267,6 +267,7 @@ TEST_P(IoOutput, RelayWaitsForAStalledReaderWithoutSpinning) {
   EXPECT_LT(after - before, 0.2) << "the supervisor spins while the caller's pipe is full";
   jail.kill(SIGKILL);
   (void)jail.wait(std::chrono::seconds(10));
+  EXPECT_EQ(remove_cgroups_left_by(jail.pid()), std::vector<std::string>{});
 }
 
 TEST_P(IoOutput, ToolClosingItsOutputIsStillBoundedByTimeout) {

@@ -267,6 +267,51 @@ int processes_with(const std::string& marker) {
   return count;
 }
 
+std::vector<std::string> remove_cgroups_left_by(pid_t jail_pid) {
+  namespace fs = std::filesystem;
+  const std::string prefix = "jail-" + std::to_string(jail_pid) + "-";
+  std::vector<std::string> found;
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  for (std::string line; std::getline(mountinfo, line);) {
+    const std::size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::istringstream after(line.substr(dash + 3));
+    std::string fstype;
+    after >> fstype;
+    if (fstype != "cgroup" && fstype != "cgroup2") continue;
+    std::istringstream before(line.substr(0, dash));
+    std::string id, parent, dev, root, mount_point;
+    before >> id >> parent >> dev >> root >> mount_point;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(mount_point, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it.depth() > 6) it.disable_recursion_pending();
+      if (it->path().filename().string().starts_with(prefix)) {
+        for (auto inner = fs::recursive_directory_iterator(it->path(), ec);
+             !ec && inner != fs::recursive_directory_iterator(); inner.increment(ec)) {
+          if (inner->is_directory(ec)) found.push_back(inner->path());
+        }
+        found.push_back(it->path());
+        it.disable_recursion_pending();
+      }
+    }
+  }
+  // Deepest first; each once its processes (the tool dies after its jail) have gone.
+  std::sort(found.begin(), found.end(), [](const std::string& a, const std::string& b) {
+    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+  });
+  std::vector<std::string> left;
+  for (const std::string& dir : found) {
+    const auto deadline = std::chrono::steady_clock::now() + scaled(10s);
+    while (trim(read_file(dir + "/cgroup.procs").value_or("")) != "" &&
+           std::chrono::steady_clock::now() < deadline) {
+      usleep(20000);
+    }
+    if (rmdir(dir.c_str()) != 0 && errno != ENOENT) left.push_back(dir);
+  }
+  return left;
+}
+
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
   std::size_t start = 0;

@@ -121,6 +121,10 @@ std::optional<std::string> read_file(const std::string& path);
 // Host processes whose command line contains `marker` (an argument no one else uses); -1 when
 // /proc cannot be read.
 int processes_with(const std::string& marker);
+// After a test SIGKILLed jail (which leaves it no moment to remove its cgroups; the next jail
+// would, a minute later): removes the cgroups named for that jail (jail-<pid>-*) in every
+// hierarchy, once the processes in them have gone. Returns what it could not remove.
+std::vector<std::string> remove_cgroups_left_by(pid_t jail_pid);
 std::vector<std::string> split_lines(std::string_view text);
 // Joins argument lists: concat({probe_mount(), {"--", probe("list_fds")}}).
 std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> parts);

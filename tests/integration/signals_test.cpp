@@ -169,6 +169,7 @@ TEST_P(Signals, SigkillOfJailLeavesNoJailedProcess) {
   EXPECT_TRUE(alive.empty()) << "still alive 1 s after SIGKILL of jail:" << survivors;
   RunResult r = jail->wait(5s);
   EXPECT_EQ(r.signal, SIGKILL) << describe(r);
+  EXPECT_EQ(remove_cgroups_left_by(jail->pid()), std::vector<std::string>{});
 }
 
 TEST_P(Signals, JailExitsWhenTheToolDoesEvenWithBackgroundChildren) {
