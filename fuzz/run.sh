@@ -23,7 +23,7 @@ fi
 # One configure and build at a time: ctest runs one harness per test.
 exec 9>"${build}.lock"
 flock 9
-flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1"
+flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g1 -O1"
 if [[ ! -f "${build}/CMakeCache.txt" ]]; then
   CC=clang CXX=clang++ cmake -S "${root}/fuzz" -B "${build}" -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_C_FLAGS="${flags}" -DCMAKE_CXX_FLAGS="${flags}" \

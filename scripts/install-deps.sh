@@ -2,7 +2,7 @@
 # Installs what jail needs to build and test, from Debian packages only. Safe to run repeatedly.
 set -euo pipefail
 packages=(
-  build-essential cmake pkg-config clang-format
+  build-essential cmake pkg-config clang-format clang ccache
   libseccomp-dev libcap-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev nettle-dev
   libboost-dev libboost-filesystem-dev groff-base
