@@ -99,6 +99,10 @@ Spawned::~Spawned() {
   if (pid_ > 0 && !reaped_) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
+    try {
+      (void)remove_cgroups_left_by(pid_);
+    } catch (...) {  // a destructor: whatever is left, the next jail removes a minute later
+    }
   }
   if (pidfd_ >= 0) ::close(pidfd_);
 }
@@ -119,6 +123,7 @@ std::optional<Exit> Spawned::wait(std::chrono::milliseconds timeout) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     reaped_ = true;
+    (void)remove_cgroups_left_by(pid_);
     return std::nullopt;
   }
   Exit exit;

@@ -46,7 +46,8 @@ struct Exit {
   [[nodiscard]] std::string text() const;  // "exited 3" / "killed by signal 9"
 };
 
-// A jail started as `caller` in `cwd`. The destructor SIGKILLs and reaps it if still running.
+// A jail started as `caller` in `cwd`. The destructor SIGKILLs and reaps it if still running, and
+// removes the cgroups that left behind (so does wait() when it kills at its deadline).
 class Spawned {
  public:
   Spawned(const std::vector<std::string>& args, Caller caller, const std::string& cwd,

@@ -143,6 +143,10 @@ JailProcess::~JailProcess() {
   if (!exited_ && pid_ > 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, &status_, 0);
+    try {
+      (void)remove_cgroups_left_by(pid_);
+    } catch (...) {  // a destructor: whatever is left, the next jail removes a minute later
+    }
   }
   for (int fd : {pidfd_, out_fd_, err_fd_}) {
     if (fd >= 0) close(fd);
@@ -199,6 +203,7 @@ RunResult JailProcess::wait(std::chrono::milliseconds timeout) {
     kill(pid_, SIGKILL);
     waitpid(pid_, &status_, 0);
     exited_ = true;
+    (void)remove_cgroups_left_by(pid_);
   }
   // jail has gone; its output ends when every holder of the pipes has gone too. A jailed process
   // that outlives jail would keep them open, so the grace is bounded.

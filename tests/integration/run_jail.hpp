@@ -61,7 +61,8 @@ struct RunResult {
 // For assertion messages: exit status, signal and both outputs.
 std::string describe(const RunResult& result);
 
-// A running jail. The destructor SIGKILLs and reaps it if it is still running.
+// A running jail. The destructor SIGKILLs and reaps it if it is still running, and removes the
+// cgroups that left behind (so does wait() when it kills at its timeout).
 class JailProcess {
  public:
   JailProcess(const std::vector<std::string>& args, const RunOptions& options);

@@ -908,14 +908,11 @@ TEST_F(Runsc, DirectoriesOfKilledRunsAreRemovedByTheNext) {
     }
     return names;
   };
-  pid_t killed_pid = 0;
   {
     JailProcess killed({"--runtime", "runsc", "--no-cwd", "--", "sh", "-c", "echo up; sleep 30"},
                        {.extra_env = env});
-    killed_pid = killed.pid();
     ASSERT_TRUE(killed.wait_for_stdout("up", 20s));
   }  // SIGKILL
-  EXPECT_EQ(remove_cgroups_left_by(killed_pid), std::vector<std::string>{});
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (processes_with(work.path()) > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(50ms);

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -67,8 +66,9 @@ std::vector<int> host_processes_with(const std::string& token) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     int pid = std::atoi(e->d_name);
     if (pid == getpid()) continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // read_file (rdbuf): a process reaped meanwhile reads as empty instead of throwing.
+    const std::string cmdline =
+        read_file(std::string("/proc/") + e->d_name + "/cmdline").value_or("");
     if (cmdline.find(token) != std::string::npos) pids.push_back(pid);
   }
   closedir(dir);
