@@ -48,8 +48,7 @@ std::string fixture(const std::string& name) {
   std::string path = std::string(SECCOMP_FIXTURES_DIR) + "/" + name;
   if (!fs::exists(path))
     ADD_FAILURE() << "missing test input " << path
-                  << ": the seccomp fixtures are expected in shared/fixtures/seccomp beside the "
-                     "repository (<repo>/../shared)";
+                  << ": the seccomp fixtures belong in tests/policies/fixtures/seccomp";
   return path;
 }
 
