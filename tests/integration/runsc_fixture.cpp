@@ -76,12 +76,16 @@ RunResult Runsc::runsc(std::vector<std::string> args, RunOptions options) {
 }
 
 std::string run_exported_bundle(const std::string& bundle, const std::string& state) {
+  // runsc names its control socket after the container id in the abstract namespace, which is
+  // host-wide: tests that run at once need ids of their own, not just state dirs of their own.
+  static int runs = 0;
+  const std::string id =
+      "jail-export-test-" + std::to_string(::getpid()) + "-" + std::to_string(++runs);
   const std::string command =
       // Its stdin a pipe: runsc chowns its stdio to nobody, and the test's may be /dev/null.
       "cd " + bundle + " && : | runsc --root " + state +
-      " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run jail-export-test 2>&1;"
-      " runsc --root " +
-      state + " delete --force jail-export-test >/dev/null 2>&1";
+      " --network=none --platform=ptrace --ignore-cgroups --oci-seccomp run " + id + " 2>&1;" +
+      " runsc --root " + state + " delete --force " + id + " >/dev/null 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return "popen failed";
   std::string out;
