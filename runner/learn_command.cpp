@@ -25,7 +25,7 @@
 namespace jail::runner {
 namespace {
 
-// DESIGN's exit code for wrong options and for a jail that could not be set up.
+// The exit code for wrong options and for a jail that could not be set up (docs/architecture.md).
 constexpr int kUsageExit = 125;
 
 constexpr const char* kUsage =

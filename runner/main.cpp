@@ -1,5 +1,5 @@
 // The `jail` executable: picks the subcommand and hands over. Every path out returns an exit
-// code from the contract in DESIGN.md; nothing escapes as an uncaught exception.
+// code from the contract in docs/architecture.md; nothing escapes as an uncaught exception.
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 

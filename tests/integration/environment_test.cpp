@@ -132,7 +132,7 @@ TEST_P(Environment, TermWhenTheToolHasATerminal) {
 }
 
 TEST_P(Environment, CallersTerminalIsNotHandedToTheTool) {
-  // DESIGN: a caller's terminal is never handed to the tool; a pty is relayed instead. The same
+  // docs/architecture.md: the tool gets a relayed pty, never a caller's terminal. The same
   // terminal is the same device (st_rdev) on the same devpts instance (st_dev).
   Terminal terminal;
   ASSERT_TRUE(terminal.ok());
