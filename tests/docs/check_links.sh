@@ -2,7 +2,7 @@
 # Every relative link in the top-level docs names a file that exists in the repository, so a
 # page that is moved or renamed fails a test instead of leaving readers a dead link.
 #
-# Checked: README.md, CONTRIBUTING.md, SECURITY.md and docs/*.md. A link is [text](target) or
+# Checked: README.md, CONTRIBUTING.md, SECURITY.md, CHANGELOG.md and docs/*.md. A link is [text](target) or
 # ![alt](target); a target may end in #anchor (the anchor itself is not checked). Skipped:
 # http(s) links, pure #anchors, and links inside code (fenced blocks and `spans`), which are
 # examples, not links. A target is taken from the linking file's directory, or from the
@@ -16,7 +16,7 @@ set -euo pipefail
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
 
 shopt -s nullglob
-files=("$repo/README.md" "$repo/CONTRIBUTING.md" "$repo/SECURITY.md" "$repo"/docs/*.md)
+files=("$repo/README.md" "$repo/CONTRIBUTING.md" "$repo/SECURITY.md" "$repo/CHANGELOG.md" "$repo"/docs/*.md)
 
 checked=0
 broken=0
