@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -322,6 +323,17 @@ TEST(Help, VersionNamesJailsVersionAndTheLibseccompItLoaded) {
   RunResult version = run_jail({"--version"});
   EXPECT_EQ(version.exit_code, 0) << describe(version);
   EXPECT_TRUE(version.out.starts_with("jail 0.")) << describe(version);
+  // The commit it was built from, as git names it (a build outside git says "unknown").
+  std::string commit = "unknown";
+  const std::string source = JAIL_SOURCE_DIR;
+  if (std::filesystem::exists(source + "/.git")) {
+    FILE* git = ::popen(("git -C '" + source + "' rev-parse --short=12 HEAD").c_str(), "r");
+    ASSERT_NE(git, nullptr);
+    char line[64] = {};
+    if (std::fgets(line, sizeof line, git) != nullptr) commit = std::string(line, 12);
+    ::pclose(git);
+  }
+  EXPECT_NE(version.out.find(" (commit " + commit), std::string::npos) << describe(version);
   const scmp_version* library = seccomp_version();
   const std::string loaded = "\nlibseccomp " + std::to_string(library->major) + "." +
                              std::to_string(library->minor) + "." + std::to_string(library->micro) +
