@@ -89,6 +89,7 @@ std::string audit_record(const Spec& spec, const Result& result) {
   std::error_code error;
   const nlohmann::ordered_json status = nlohmann::ordered_json::parse(to_json(result));
   nlohmann::ordered_json record = {
+      {"schema", kAuditSchema},
       {"time", utc_time(now)},
       {"caller_uid", ::getuid()},
       {"caller_pid", ::getpid()},

@@ -9,6 +9,10 @@
 
 namespace jail::runner {
 
+// The layout of a record, in its "schema" field (docs/usage.md, "The audit log"),
+// raised as kStatusSchema is.
+inline constexpr int kAuditSchema = 1;
+
 // The line itself (for tests and for callers with their own sink).
 [[nodiscard]] std::string audit_record(const Spec& spec, const Result& result);
 

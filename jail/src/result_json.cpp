@@ -59,6 +59,7 @@ nlohmann::ordered_json lookups_json(const std::optional<Lookups>& lookups) {
 
 std::string to_json(const Result& result) {
   nlohmann::ordered_json json;
+  json["schema"] = kStatusSchema;
   json["outcome"] = to_string(result.outcome);
   json["exit_code"] =
       result.outcome == Outcome::exited ? nlohmann::ordered_json(result.exit_code) : nullptr;

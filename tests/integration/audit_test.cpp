@@ -128,6 +128,7 @@ TEST(AuditLog, HundredConcurrentRunsLeaveHundredWholeLines) {
   std::vector<int> codes(7, 0);
   for (const auto& line : lines) {
     const auto record = nlohmann::json::parse(line);  // throws (fails the test) on a torn line
+    EXPECT_TRUE(line.starts_with("{\"schema\":1,")) << "docs/usage.md's audit layout: " << line;
     EXPECT_EQ(record["outcome"], "exited");
     EXPECT_TRUE(record["spec_digest"].get<std::string>().starts_with("sha256:"));
     EXPECT_TRUE(record["policy_digest"].get<std::string>().starts_with("sha256:"));

@@ -43,6 +43,8 @@ class Status : public CallerTest {
     EXPECT_EQ(text.back(), '\n') << "status must end with a newline: " << text;
     std::string body = text.substr(0, text.size() - 1);
     EXPECT_EQ(body.find('\n'), std::string::npos) << "status must be one line: " << text;
+    // The layout's version comes first, so a reader knows it before the rest.
+    EXPECT_TRUE(body.starts_with("{\"schema\":")) << text;
     json parsed = json::parse(body, nullptr, false);
     EXPECT_FALSE(parsed.is_discarded()) << "not JSON: " << text;
     EXPECT_TRUE(parsed.is_object()) << text;
@@ -52,6 +54,7 @@ class Status : public CallerTest {
   // Fields every status carries, whatever the outcome.
   static void expect_shape(const json& s) {
     ASSERT_TRUE(s.is_object()) << s.dump();
+    EXPECT_EQ(s["schema"], 1) << "the layout docs/usage.md describes: " << s.dump();
     for (const char* key : {"outcome", "exit_code", "signal", "violation", "denials", "wall_ms",
                             "cpu_user_ms", "cpu_sys_ms", "peak_memory_bytes", "error"}) {
       EXPECT_TRUE(s.contains(key)) << "missing \"" << key << "\" in " << s.dump();

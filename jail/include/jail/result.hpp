@@ -114,6 +114,10 @@ struct Result {
 // 159 seccomp kill; 125 jail could not set up; 126 not executable; 127 not found.
 [[nodiscard]] int exit_code_for(const Result&);
 
+// The layout of to_json's object, in its "schema" field (docs/usage.md, "The status JSON"). A
+// change to a field's name, type or meaning raises it; a new field does not.
+inline constexpr int kStatusSchema = 1;
+
 // One JSON object, as written by --status-fd / --status-file.
 [[nodiscard]] std::string to_json(const Result&);
 
