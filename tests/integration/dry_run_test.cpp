@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "../support/shell_quote.hpp"
 #include "run_jail.hpp"
 
 namespace jail_test {
@@ -720,7 +721,8 @@ TEST_P(DryRun, AMountInsideTheBoundDirectoryIsNamed) {
   }
   const std::string out = shell_output(
       "cd " + project_ + " && unshare --mount --propagation private sh -c 'mount -t tmpfs none " +
-      project_ + "/box && exec " + JAIL_BINARY + " --dry-run --session-dir " + sessions_ +
+      // Inside the single quotes of sh -c: the path in double quotes.
+      project_ + "/box && exec \"" + JAIL_BINARY + "\" --dry-run --session-dir " + sessions_ +
       " -- true'; echo rc=$?");
   EXPECT_NE(out.find(project_ + "/box is mounted inside it"), std::string::npos) << out;
   EXPECT_NE(out.find("rc=125"), std::string::npos) << out;

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/proc_stat.hpp"
+#include "../support/shell_quote.hpp"
 #include "../support/time_scale.hpp"
 #include "../support/wait_until.hpp"
 #include "io_spawn.hpp"
@@ -409,7 +410,7 @@ TEST_P(IoOutput, TheToolsLastOutputWaitsForASlowReader) {
   for (const std::string relay : {"--max-output 100M", "--tty always"}) {
     SCOPED_TRACE(relay);
     const std::string out = shell_output(
-        as_caller + JAIL_BINARY + " -q --no-cwd " + relay +
+        as_caller + shell_quote(JAIL_BINARY) + " -q --no-cwd " + relay +
         " -- head -c 3000000 /dev/zero | (head -c 2900000 >/dev/null; sleep 2; wc -c)");
     EXPECT_EQ(trim(out), "100000");
   }
@@ -420,9 +421,10 @@ TEST_P(IoOutput, TheToolsLastOutputWaitsForASlowReader) {
 TEST_P(IoOutput, StdoutAndStderrToOneDestinationKeepTheirOrder) {
   const std::string as_caller =
       as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
-  const std::string out = shell_output(
-      as_caller + JAIL_BINARY + " -q --no-cwd --max-output 1M -- sh -c 'for i in 1 2 3 4; do " +
-      "echo o$i; echo e$i >&2; done' </dev/null 2>&1 | cat");
+  const std::string out =
+      shell_output(as_caller + shell_quote(JAIL_BINARY) +
+                   " -q --no-cwd --max-output 1M -- sh -c 'for i in 1 2 3 4; do " +
+                   "echo o$i; echo e$i >&2; done' </dev/null 2>&1 | cat");
   EXPECT_EQ(out, "o1\ne1\no2\ne2\no3\ne3\no4\ne4\n");
 }
 
@@ -434,7 +436,7 @@ TEST_P(IoOutput, AReaderThatGoesAwayEndsTheToolAsWithoutTheRelay) {
       as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
   const std::string status_path = cwd_ / "status.json";
   const std::string out =
-      shell_output("timeout -s KILL 20 " + as_caller + JAIL_BINARY +
+      shell_output("timeout -s KILL 20 " + as_caller + shell_quote(JAIL_BINARY) +
                    " -q --no-cwd --max-output 1G " + "--status-file " + status_path +
                    " -- sh -c 'while :; do echo x; sleep 0.05; done' </dev/null | head -1");
   EXPECT_EQ(trim(out), "x");
@@ -451,17 +453,18 @@ TEST_P(IoOutput, ATerminalRelayNeverHoldsUpTheTimeout) {
   const std::string as_caller =
       as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
   const auto start = Clock::now();
-  const std::string in = shell_output("yes | timeout -s KILL 30 " + as_caller + JAIL_BINARY +
-                                      " -q --no-cwd --tty always --timeout 1s -- sleep 6; echo "
-                                      "rc=$?");
+  const std::string in =
+      shell_output("yes | timeout -s KILL 30 " + as_caller + shell_quote(JAIL_BINARY) +
+                   " -q --no-cwd --tty always --timeout 1s -- sleep 6; echo "
+                   "rc=$?");
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_NE(in.find("rc=124"), std::string::npos) << in;
   EXPECT_LT(seconds, scaled(5.0)) << in;
 
   const std::string status_path = cwd_ / "status.json";
-  const std::string out =
-      shell_output(as_caller + JAIL_BINARY + " -q --no-cwd --tty always --timeout 1s " +
-                   "--status-file " + status_path + " -- yes | (sleep 6; head -c 1 >/dev/null)");
+  const std::string out = shell_output(
+      as_caller + shell_quote(JAIL_BINARY) + " -q --no-cwd --tty always --timeout 1s " +
+      "--status-file " + status_path + " -- yes | (sleep 6; head -c 1 >/dev/null)");
   const auto status = status_json(status_path);
   EXPECT_EQ(status.value("outcome", ""), "timeout") << status.dump() << out;
   EXPECT_LT(status.value("wall_ms", 1e9), scaled(3000.0)) << status.dump() << out;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/shell_quote.hpp"
 #include "run_jail.hpp"
 #include "runsc_fixture.hpp"
 
@@ -153,10 +154,10 @@ TEST_F(Runsc, ABindRunscsProcessCannotMakeIsNamed) {
         Refused{std::to_string(SYS_open_tree), EACCES, "open_bind_source",
                 "cannot mount /usr at /usr: EACCES"}}) {
     const std::string status_file = work / (refused.step + ".json");
-    const std::string out = shell_output(": | " + std::string(JAIL_PROBE_DIR) + "/refusing " +
-                                         refused.call + " " + std::to_string(refused.err) + " " +
-                                         JAIL_BINARY + " --runtime runsc --no-cwd --status-file " +
-                                         status_file + " -- true 2>&1; echo exit=$?");
+    const std::string out = shell_output(
+        ": | " + shell_quote(std::string(JAIL_PROBE_DIR) + "/refusing") + " " + refused.call + " " +
+        std::to_string(refused.err) + " " + shell_quote(JAIL_BINARY) +
+        " --runtime runsc --no-cwd --status-file " + status_file + " -- true 2>&1; echo exit=$?");
     EXPECT_NE(out.find("exit=125"), std::string::npos) << out;
     EXPECT_NE(out.find(refused.words), std::string::npos) << out;
     const auto status = nlohmann::json::parse(read_file(status_file).value_or("{}"));

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "../support/proc_stat.hpp"
+#include "../support/shell_quote.hpp"
 #include "../support/time_scale.hpp"
 #include "../support/wait_until.hpp"
 #include "run_jail.hpp"
@@ -118,10 +119,10 @@ struct RefusedStep {
 };
 
 std::string run_with_refused(const RefusedStep& refused, const std::string& status_file) {
-  return shell_output(": | " + std::string(JAIL_PROBE_DIR) + "/refusing " + refused.call + " " +
-                      std::to_string(refused.err) + " " + JAIL_BINARY +
-                      " --runtime runsc --no-cwd --status-file " + status_file +
-                      " -- true 2>&1; echo exit=$?");
+  return shell_output(": | " + shell_quote(std::string(JAIL_PROBE_DIR) + "/refusing") + " " +
+                      refused.call + " " + std::to_string(refused.err) + " " +
+                      shell_quote(JAIL_BINARY) + " --runtime runsc --no-cwd --status-file " +
+                      status_file + " -- true 2>&1; echo exit=$?");
 }
 
 TEST_F(Runsc, AStepBeforeRunscRunsIsNamedNotTakenForTheTools) {
@@ -153,8 +154,9 @@ TEST_F(Runsc, ARunscThatCannotBeExecutedIsNamed) {
   const std::string out = shell_output(
       "unshare --mount --propagation private sh -c 'mount -t tmpfs -o size=1M jail-test "
       "/usr/local/sbin && echo not a program > /usr/local/sbin/runsc && "
-      "chmod 755 /usr/local/sbin/runsc && : | " +
-      std::string(JAIL_BINARY) + " --runtime runsc --no-cwd -- true 2>&1; echo exit=$?'");
+      // Inside the single quotes of sh -c: the path in double quotes.
+      "chmod 755 /usr/local/sbin/runsc && : | \"" +
+      std::string(JAIL_BINARY) + "\" --runtime runsc --no-cwd -- true 2>&1; echo exit=$?'");
   EXPECT_NE(out.find("exit=125"), std::string::npos) << out;
   EXPECT_NE(out.find("cannot run /usr/local/sbin/runsc: ENOEXEC"), std::string::npos) << out;
   EXPECT_EQ(out.find("command not found"), std::string::npos) << out;
@@ -442,9 +444,9 @@ TEST_F(Runsc, AChildJailInheritedIsLeftAlone) {
   TempDir work;
   const std::string pid_file = work / "sleep.pid";
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
-  const std::string said = shell_output(
-      "sleep 30 >/dev/null 2>&1 </dev/null & echo $! > " + pid_file +
-      "; exec " JAIL_BINARY " --runtime runsc --no-cwd -- sh -c 'echo ran' </dev/null");
+  const std::string said = shell_output("sleep 30 >/dev/null 2>&1 </dev/null & echo $! > " +
+                                        pid_file + "; exec " + shell_quote(JAIL_BINARY) +
+                                        " --runtime runsc --no-cwd -- sh -c 'echo ran' </dev/null");
   const pid_t sleeper = std::stoi(read_file(pid_file).value_or("0"));
   ASSERT_GT(sleeper, 0);
   const bool alive = ::kill(sleeper, 0) == 0;
@@ -473,7 +475,7 @@ TEST_F(Runsc, AReaderThatGoesAwayEndsTheToolsOutput) {
   TempDir work;
   const std::string status_path = work / "status.json";
   const std::string out = shell_output(
-      ": | timeout -s KILL 30 " + std::string(JAIL_BINARY) +
+      ": | timeout -s KILL 30 " + shell_quote(JAIL_BINARY) +
       " -q --runtime runsc --no-cwd --status-file " + status_path +
       " -- sh -c 'while echo x; do sleep 0.05; done; echo the write failed >&2; exit 3' | head -1");
   EXPECT_TRUE(out.starts_with("x\n")) << out;  // then the tool's stderr
@@ -488,7 +490,7 @@ TEST_F(Runsc, AReaderThatGoesAwayEndsTheToolsOutput) {
 TEST_F(Runsc, StdoutAndStderrToOneFileKeepTheirOrder) {
   TempDir work;
   const std::string out_path = work / "out";
-  (void)shell_output(": | " + std::string(JAIL_BINARY) +
+  (void)shell_output(": | " + shell_quote(JAIL_BINARY) +
                      " -q --runtime runsc --no-cwd -- sh -c 'for i in 1 2 3 4; do echo o$i; "
                      "echo e$i >&2; done' >" +
                      out_path + " 2>&1");

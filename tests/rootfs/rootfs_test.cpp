@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "../support/shell_quote.hpp"
 #include "rootfs/builder.hpp"
 #include "rootfs/elf.hpp"
 
@@ -66,8 +67,9 @@ std::uintmax_t tree_bytes(const fs::path& root) {
   return total;
 }
 
+// As a word of a shell command line (run() goes through popen).
 std::string jail() {
-  return JAIL_BINARY;
+  return jail_test::shell_quote(JAIL_BINARY);
 }
 
 void write(const fs::path& path, const std::string& text) {
