@@ -35,6 +35,7 @@ struct CondNode {
 
 struct ActionNode {
   ActionKind kind = ActionKind::kill;
+  bool quiet = false;  // "quietly errno ..."
   std::optional<Atom> errno_atom;
   int column = 1;
 };

@@ -88,8 +88,11 @@ class Compiler {
   std::uint32_t return_value(const Action& a) const {
     if (a.kind == ActionKind::allow) return SECCOMP_RET_ALLOW;
     // The supervisor sees every denial, logs it with name and arguments, and answers with
-    // evaluate()'s action; so in notify routing nothing but allow is decided in the kernel.
-    if (routing_ == Routing::notify) return SECCOMP_RET_USER_NOTIF;
+    // evaluate()'s action; so in notify routing nothing but allow and the quiet errnos (expected
+    // refusals nobody wants reported, at no round trip) is decided in the kernel.
+    if (routing_ == Routing::notify && !(a.kind == ActionKind::errno_code && a.quiet)) {
+      return SECCOMP_RET_USER_NOTIF;
+    }
     switch (a.kind) {
       case ActionKind::errno_code:
         return SECCOMP_RET_ERRNO | (a.errno_value & SECCOMP_RET_DATA);

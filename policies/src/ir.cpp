@@ -17,7 +17,8 @@ std::string to_string(const Action& action) {
       return "trap";
     case ActionKind::errno_code: {
       std::string_view name = errno_name(action.errno_value);
-      return "errno " + (name.empty() ? std::to_string(action.errno_value) : std::string(name));
+      return std::string(action.quiet ? "quietly " : "") + "errno " +
+             (name.empty() ? std::to_string(action.errno_value) : std::string(name));
     }
   }
   return "?";

@@ -204,6 +204,7 @@ class Loader {
                                      const std::string& line) {
     Action a;
     a.kind = node.kind;
+    a.quiet = node.quiet;
     if (node.kind != ActionKind::errno_code) return a;
     const Atom& v = *node.errno_atom;
     long long value = 0;

@@ -13,8 +13,8 @@ struct SyntaxError {
   std::string message;
 };
 
-constexpr std::array<std::string_view, 7> kKeywords = {"allow", "errno",   "kill",   "log",
-                                                       "trap",  "default", "include"};
+constexpr std::array<std::string_view, 8> kKeywords = {"allow", "errno",   "kill",    "log",
+                                                       "trap",  "default", "include", "quietly"};
 
 std::optional<ActionKind> action_keyword(std::string_view word) {
   if (word == "allow") return ActionKind::allow;
@@ -46,6 +46,11 @@ class LineParser {
     if (first.text == "default") {
       next();
       st.kind = Statement::Kind::default_action;
+      if (peek().kind == Tok::ident && peek().text == "quietly") {
+        fail(peek(),
+             "a default cannot be 'quietly': every call it refuses is one nobody "
+             "expected, so it is reported; mark single rules quietly instead");
+      }
       st.action = action();
       expect_end("after the default action");
       return st;
@@ -62,11 +67,12 @@ class LineParser {
       expect_end("after the included name");
       return st;
     }
-    if (!action_keyword(first.text)) {
+    if (!action_keyword(first.text) && first.text != "quietly") {
       std::string msg = "unknown action '" + first.text + "'";
       std::vector<std::string> keywords(kKeywords.begin(), kKeywords.end());
       auto hint = did_you_mean(first.text, keywords);
-      msg += hint.empty() ? " (expected allow, errno, kill, log, trap, default or include)" : hint;
+      msg += hint.empty() ? " (expected allow, errno, kill, log, trap, quietly, default or include)"
+                          : hint;
       fail(first, msg);
     }
     st.kind = Statement::Kind::rule;
@@ -115,11 +121,22 @@ class LineParser {
   }
 
   ActionNode action() {
-    const Token& t = peek();
     ActionNode a;
-    a.column = t.column;
+    a.column = peek().column;
+    // "quietly errno ENOSYS clone3": an expected refusal, answered in the kernel and not
+    // reported (the rule's own policy decides it; see LANGUAGE.md).
+    if (peek().kind == Tok::ident && peek().text == "quietly") {
+      a.quiet = true;
+      next();
+    }
+    const Token& t = peek();
     auto kind = t.kind == Tok::ident ? action_keyword(t.text) : std::nullopt;
     if (!kind) fail(t, "expected an action (allow, errno, kill, log, trap), found " + found(t));
+    if (a.quiet && *kind != ActionKind::errno_code) {
+      fail(t,
+           "'quietly' goes with errno only: a kill, log or trap is always reported, and an "
+           "allow never is");
+    }
     a.kind = *kind;
     next();
     if (a.kind == ActionKind::errno_code) {

@@ -85,8 +85,10 @@ std::uint32_t expected_ret(const Decision& d, Routing routing) {
     case ActionKind::allow:
       return SECCOMP_RET_ALLOW;
     case ActionKind::errno_code:
-      return routing == Routing::notify ? SECCOMP_RET_USER_NOTIF
-                                        : SECCOMP_RET_ERRNO | d.action.errno_value;
+      // A quiet refusal is answered in the kernel whatever the routing.
+      return routing == Routing::notify && !d.action.quiet
+                 ? SECCOMP_RET_USER_NOTIF
+                 : SECCOMP_RET_ERRNO | d.action.errno_value;
     case ActionKind::kill:
       return routing == Routing::notify ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_KILL_PROCESS;
     case ActionKind::log:

@@ -118,5 +118,31 @@ TEST(Notify, AllowedCallsNeverReachTheSupervisor) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+// A quiet errno is answered by the filter itself under notify routing, a loud one is not. With
+// no one listening, a notified call fails with ENOSYS, so the errnos tell the routes apart.
+TEST(Notify, QuietRefusalsAreAnsweredInTheKernel) {
+  Policy p = parse_policy(
+      "default allow\nquietly errno EACCES getppid if arg0 == 1\nerrno EACCES getppid\n",
+      "t.policy");
+  Program prog = compile(p, Routing::notify);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sock_fprog fprog = prog.fprog();
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    long fd =
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
+    if (fd < 0) _exit(91);
+    close(static_cast<int>(fd));
+    long quiet = syscall(SYS_getppid, 1);
+    if (quiet != -1 || errno != EACCES) _exit(92);
+    long loud = syscall(SYS_getppid, 2);
+    _exit(loud == -1 && errno == ENOSYS ? 0 : 93);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 }  // namespace
 }  // namespace jail::policy

@@ -62,6 +62,29 @@ TEST(Parser, DefaultAndSimpleRules) {
   EXPECT_EQ(to_string(rules[5].action), "errno EACCES");
 }
 
+TEST(Parser, QuietlyMarksAnErrnoRuleAndNothingElse) {
+  Policy p = parse_policy("default allow\nquietly errno ENOSYS getppid\nerrno ENOSYS getpid\n",
+                          "t.policy");
+  auto rules = own_rules(p);
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_TRUE(rules[0].action.quiet);
+  EXPECT_FALSE(rules[1].action.quiet);
+  EXPECT_EQ(to_string(rules[0].action), "quietly errno ENOSYS");
+  // The same decision: diff, export and import see no difference.
+  EXPECT_EQ(rules[0].action, rules[1].action);
+
+  auto kill = errors_of("default allow\nquietly kill getppid\n");
+  ASSERT_EQ(kill.size(), 1u);
+  EXPECT_NE(kill[0].message.find("'quietly' goes with errno only"), std::string::npos)
+      << kill[0].message;
+  auto fallback = errors_of("quietly default errno EPERM\n");
+  ASSERT_EQ(fallback.size(), 1u);
+  auto quiet_default = errors_of("default quietly errno EPERM\n");
+  ASSERT_EQ(quiet_default.size(), 1u);
+  EXPECT_NE(quiet_default[0].message.find("a default cannot be 'quietly'"), std::string::npos)
+      << quiet_default[0].message;
+}
+
 TEST(Parser, ComparisonOperatorsAndNumbers) {
   Policy p = parse_policy(
       "default allow\n"

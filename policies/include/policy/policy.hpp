@@ -17,10 +17,18 @@ enum class ActionKind : std::uint8_t { allow, errno_code, kill, log, trap };
 struct Action {
   ActionKind kind = ActionKind::kill;
   std::uint16_t errno_value = 0;  // only for errno_code
-  friend bool operator==(const Action&, const Action&) = default;
+  // errno_code only: an expected refusal (clone3's ENOSYS, which makes glibc fall back to clone).
+  // The filter answers it in the kernel even when every other refusal goes to the supervisor,
+  // so it is neither logged nor counted as a denial.
+  bool quiet = false;
+  // The decision only: whether a refusal is reported does not change what the tool gets, so a
+  // quiet and a loud errno of one value are alike to diff, export and import.
+  friend bool operator==(const Action& a, const Action& b) {
+    return a.kind == b.kind && a.errno_value == b.errno_value;
+  }
 };
 
-// "allow", "errno EPERM", "errno 1234", "kill", "log", "trap".
+// "allow", "errno EPERM", "quietly errno ENOSYS", "errno 1234", "kill", "log", "trap".
 [[nodiscard]] std::string to_string(const Action& action);
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
