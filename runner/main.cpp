@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "doctor.hpp"
 #include "export_command.hpp"
 #include "jail/closed_stdio.hpp"
+#include "leading_options.hpp"
 #include "learn_command.hpp"
 #include "logging.hpp"
 #include "policy/suggest.hpp"
@@ -31,7 +33,49 @@ const std::vector<std::string> kSubcommands = {"run",     "policy",  "rootfs", "
                                                "doctor",  "changes", "commit", "undo",
                                                "discard", "sessions"};
 
+int dispatch(int argc, char** argv);
+
+bool is_subcommand(const char* word) {
+  return std::find(kSubcommands.begin(), kSubcommands.end(), word) != kSubcommands.end();
+}
+
+// "jail -q commit ID": the logging options before a subcommand. Those that read their own flags
+// (run, export-oci, policy learn) get them after their name; the others get jail's logging set
+// up from them, then their own arguments.
+int dispatch_after_leading_options(int argc, char** argv,
+                                   const jail::runner::LeadingOptions& leading) {
+  std::vector<std::string> words{argv[0]};
+  const std::string subcommand = argv[leading.next];
+  int rest = leading.next;
+  if (subcommand == "run" || subcommand == "export-oci") {
+    words.push_back(subcommand);
+    words.insert(words.end(), leading.words.begin(), leading.words.end());
+    rest = leading.next + 1;
+  } else if (subcommand == "policy" && leading.next + 1 < argc &&
+             std::strcmp(argv[leading.next + 1], "learn") == 0) {
+    words.insert(words.end(), {"policy", "learn"});
+    words.insert(words.end(), leading.words.begin(), leading.words.end());
+    rest = leading.next + 2;
+  } else {
+    try {
+      jail::runner::setup_logging(leading.log);
+    } catch (const std::runtime_error& error) {
+      spdlog::error("{}", error.what());
+      return kSetupFailed;
+    }
+  }
+  words.insert(words.end(), argv + rest, argv + argc);
+  std::vector<char*> pointers;
+  for (std::string& word : words) pointers.push_back(word.data());
+  pointers.push_back(nullptr);
+  return dispatch(static_cast<int>(words.size()), pointers.data());
+}
+
 int dispatch(int argc, char** argv) {
+  if (const auto leading = jail::runner::read_leading_options(argc, argv);
+      !leading.words.empty() && leading.next < argc && is_subcommand(argv[leading.next])) {
+    return dispatch_after_leading_options(argc, argv, leading);
+  }
   const bool learn =
       argc >= 3 && std::strcmp(argv[1], "policy") == 0 && std::strcmp(argv[2], "learn") == 0;
   if (argc == 1) {

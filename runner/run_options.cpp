@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "mount_flags.hpp"
+#include "policy/suggest.hpp"
 #include "profile.hpp"
 #include "units.hpp"
 
@@ -246,10 +247,13 @@ void add_cwd(Spec& spec, const RawFlags& f, std::vector<std::string>& notes) {
 std::uint64_t size_flag(const char* flag, const std::string& text) {
   SizeProblem problem{};
   const auto size = parse_size(text, &problem);
-  if (!size || *size == 0) {
-    throw UsageError(fmt::format("{} '{}': {}", flag, text,
-                                 size ? "not a size like 64M or 1G" : size_problem_text(problem)));
+  if (size && *size == 0) {
+    throw UsageError(
+        fmt::format("{} '{}': must be more than 0 (nothing could run within it); "
+                    "leave {} out for no limit",
+                    flag, text, flag));
   }
+  if (!size) throw UsageError(fmt::format("{} '{}': {}", flag, text, size_problem_text(problem)));
   return *size;
 }
 
@@ -388,6 +392,48 @@ Limits build_limits(const RawFlags& f) {
   return limits;
 }
 
+// jail's own words for what CLI11 refuses: the flag, the value, why, and a did-you-mean for a
+// misspelt flag. CLI11's messages ("Could not convert: --uid = 99999999999", "The following
+// arguments were not expected: 1G --memroy") name neither the rule nor the fix.
+std::string usage_message(const CLI::App& app, const std::vector<std::string>& options,
+                          const CLI::ParseError& error) {
+  const std::string what = error.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    std::vector<std::string> flags;
+    for (const CLI::Option* option : app.get_options()) {
+      for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+      for (const std::string& name : option->get_snames()) flags.push_back("-" + name);
+    }
+    for (const std::string& word : options) {
+      if (word.size() < 2 || word[0] != '-') continue;
+      const std::string flag = word.substr(0, word.find('='));
+      if (std::find(flags.begin(), flags.end(), flag) != flags.end()) continue;
+      return fmt::format("unknown flag {}{}; jail --help lists them (the command goes after '--')",
+                         flag, policy::detail::did_you_mean(flag, flags));
+    }
+    return fmt::format(
+        "{}: a word that is no flag's value; the command goes after '--': jail "
+        "[OPTIONS] -- COMMAND [ARGS...]",
+        what.substr(what.find(':') + 2));
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) {
+    // "Could not convert: --uid = 99999999999"
+    const std::size_t colon = what.find(": ");
+    const std::size_t equals = what.find(" = ");
+    if (colon != std::string::npos && equals != std::string::npos && equals > colon) {
+      const std::string flag = what.substr(colon + 2, equals - colon - 2);
+      return fmt::format(
+          "{} '{}': not a value it takes (a whole number in its range); see jail "
+          "--help",
+          flag, what.substr(equals + 3));
+    }
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
+    return fmt::format("{}: give the flag a value, as jail --help shows", what);
+  }
+  return fmt::format("{} (see jail --help)", what);
+}
+
 // CLI11 takes the words reversed; --help and errors become the runner's own exceptions.
 void parse_flags(CLI::App& app, const std::vector<std::string>& options) {
   std::vector<std::string> reversed(options.rbegin(), options.rend());
@@ -396,7 +442,7 @@ void parse_flags(CLI::App& app, const std::vector<std::string>& options) {
   } catch (const CLI::CallForHelp&) {
     throw HelpRequested{app.help()};
   } catch (const CLI::ParseError& error) {
-    throw UsageError(fmt::format("{} (see jail --help)", error.what()));
+    throw UsageError(usage_message(app, options, error));
   }
 }
 

@@ -49,6 +49,16 @@ class BadInput : public CallerTest {
 TEST_P(BadInput, UnknownFlag) {
   expect_setup_failure(concat({{"--no-such-flag", "--"}, tool_}), "--no-such-flag");
   expect_setup_failure(concat({{"run", "--no-such-flag", "--"}, tool_}), "--no-such-flag");
+  // A misspelt flag is named with the one meant, in jail's words, not CLI11's.
+  expect_setup_failure(concat({{"--memroy", "1G", "--"}, tool_}),
+                       "unknown flag --memroy (did you mean --memory?)");
+}
+
+TEST_P(BadInput, ValuesOutOfRangeSayWhy) {
+  expect_setup_failure(concat({{"--memory", "0", "--"}, tool_}),
+                       "--memory '0': must be more than 0");
+  expect_setup_failure(concat({{"--uid", "99999999999", "--"}, tool_}),
+                       "--uid '99999999999': not a value it takes");
 }
 
 TEST_P(BadInput, MissingDoubleDash) {
