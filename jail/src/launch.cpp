@@ -190,6 +190,7 @@ Process launch(const Spec& spec) {
   state->pty = pty.enabled;
   state->pty_input = pty.input;
   state->pty_output = pty.output;
+  state->pty_has_stdout = (pty.fds & (1u << STDOUT_FILENO)) != 0;
   state->limits = spec.limits;
   state->dry_run = std::move(recorder);
   state->cgroup = make_cgroup(spec);

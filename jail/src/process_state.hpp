@@ -57,6 +57,8 @@ struct Process::State {
   bool pty = false;
   int pty_input = -1;
   int pty_output = -1;
+  // The tool's stdout is the pty (else a pipe or file of the caller's).
+  bool pty_has_stdout = false;
   FailureContext context;
   bool forward_signals = false;
   Limits limits;

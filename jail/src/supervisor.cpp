@@ -121,8 +121,9 @@ void Supervisor::on_reports() {
                                               : nullptr);
   }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
-    terminal_ = std::make_unique<TerminalRelay>(std::move(master), state_.pty_input,
-                                                state_.pty_output, state_.max_output_bytes);
+    terminal_ =
+        std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output,
+                                        state_.max_output_bytes, state_.pty_has_stdout);
   }
 }
 

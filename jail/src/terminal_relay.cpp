@@ -19,7 +19,7 @@ constexpr std::size_t kChunk = 16 * 1024;
 }  // namespace
 
 TerminalRelay::TerminalRelay(UniqueFd master, int input, int output,
-                             std::optional<std::uint64_t> cap)
+                             std::optional<std::uint64_t> cap, bool tool_stdout_on_pty)
     : master_(std::move(master)), input_(input), input_reader_(input), output_(output), left_(cap) {
   ::fcntl(master_.get(), F_SETFL, ::fcntl(master_.get(), F_GETFL) | O_NONBLOCK);
   terminal_ = input_ >= 0 && ::isatty(input_) ? input_ : (::isatty(output) ? output : -1);
@@ -29,6 +29,10 @@ TerminalRelay::TerminalRelay(UniqueFd master, int input, int output,
     if (terminal_ == input_) {
       termios raw = saved_;
       ::cfmakeraw(&raw);
+      // The pty does the tool's output processing (its own ONLCR); the caller's terminal must
+      // not do it again. When the tool's stdout is a pipe (`jail -- seq 3 | cat`), what reaches
+      // the terminal meanwhile is another program's, which needs the terminal's own: kept.
+      if (!tool_stdout_on_pty) raw.c_oflag = saved_.c_oflag;
       restore_ = ::tcsetattr(terminal_, TCSADRAIN, &raw) == 0;
     }
   }

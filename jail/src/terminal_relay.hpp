@@ -26,8 +26,10 @@ class TerminalRelay {
 
   // input: the caller's fd whose bytes go to the tool (-1: none); output: where the tool's
   // terminal output goes; cap: --max-output, the bytes relayed before the terminal is hung up
-  // (the tool gets SIGHUP and EIO, as from a terminal that went away).
-  TerminalRelay(UniqueFd master, int input, int output, std::optional<std::uint64_t> cap);
+  // (the tool gets SIGHUP and EIO, as from a terminal that went away); tool_stdout_on_pty: the
+  // tool's stdout is the pty, not a pipe or file of the caller's.
+  TerminalRelay(UniqueFd master, int input, int output, std::optional<std::uint64_t> cap,
+                bool tool_stdout_on_pty);
   TerminalRelay(const TerminalRelay&) = delete;
   TerminalRelay& operator=(const TerminalRelay&) = delete;
   ~TerminalRelay();

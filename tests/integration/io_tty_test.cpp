@@ -127,6 +127,26 @@ TEST_P(IoTty, InteractiveSessionThroughTmux) {
   EXPECT_EQ(screen.find("-icanon"), std::string::npos) << screen;
 }
 
+// `jail -- seq 3 | cat` at a terminal: the tool's stdin is the jail's pty (the caller's terminal
+// raw meanwhile), its stdout the pipe to cat, which writes to the same terminal while jail runs.
+// The terminal's output processing stays on for cat: no staircase.
+TEST_P(IoTty, APipedStdoutLeavesTheTerminalsOutputProcessingOn) {
+  if (auto missing = io::tmux_missing()) FAIL() << *missing;
+  const std::string as = as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  write_file(cwd_ / "piped.sh",
+             "cd '" + cwd_.path() + "' || exit 1\n" + as + "'" + JAIL_BINARY +
+                 "' -q -- sh -c 'seq 3; sleep 1' | cat\n"
+                 "echo PIPED-DONE\n"
+                 "exec sleep 3600\n",
+             0755);
+  Tmux tmux("sh '" + (cwd_ / "piped.sh") + "'", 100, 30);
+  std::string screen;
+  ASSERT_TRUE(tmux.wait_for("PIPED-DONE", std::chrono::seconds(20), &screen)) << screen;
+  EXPECT_NE(screen.find("1\n2\n3\nPIPED-DONE"), std::string::npos)
+      << "each line should start at the left margin:\n"
+      << screen;
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(IoTty);
 
 // Whether the terminal `pid` has as its stdin is in raw mode (no canonical input, no echo).
