@@ -54,3 +54,17 @@ file(GLOB jail_shipped_policies ${PROJECT_SOURCE_DIR}/policies/shipped/*.policy)
 install(FILES ${jail_shipped_policies} DESTINATION ${JAIL_POLICY_INSTALL_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/policies/LANGUAGE.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/docs/jail.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# Installed without debug info (cmake/strip_installed.cmake says why); after runner/ installed
+# jail, as this file is included after add_subdirectory(runner).
+install(CODE "
+  set(JAIL_STRIP \"${CMAKE_STRIP}\")
+  set(JAIL_OBJCOPY \"${CMAKE_OBJCOPY}\")
+  set(JAIL_BUILT \"$<TARGET_FILE:jail>\")
+  set(jail_prefix \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
+  set(JAIL_INSTALLED_BIN \"\${jail_prefix}/${CMAKE_INSTALL_BINDIR}/jail\")
+  set(JAIL_INSTALLED_LIBS \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_core>\"
+      \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_policies>\"
+      \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_text>\")
+  include(\"${CMAKE_CURRENT_LIST_DIR}/strip_installed.cmake\")
+")

@@ -75,8 +75,8 @@ jail::Spec plugin_spec(const Options& options) {
   jail::Spec spec;
   spec.argv = {"python3", "/plugin/plugin.py"};
   spec.env = jail::default_environment();
-  spec.mounts.push_back(jail::Mount{jail::MountKind::ro_bind, options.plugin_dir, "/plugin",
-                                    std::nullopt, "the plugin directory (--plugin-dir)"});
+  spec.mounts.push_back(
+      jail::Mount::ro_bind(options.plugin_dir, "/plugin", "the plugin directory (--plugin-dir)"));
   spec.cwd = "/plugin";
   spec.stdio = jail::Stdio::pipe;
   spec.policy = "python";

@@ -48,6 +48,10 @@ PluginSession::PluginSession(jail::Process& process) : process_(process) {
 }
 
 bool PluginSession::send(const nlohmann::json& request) {
+  if (!process_.running()) {
+    problem_ = "the plugin has ended";
+    return false;
+  }
   const std::string line = request.dump() + "\n";
   std::size_t done = 0;
   while (done < line.size()) {

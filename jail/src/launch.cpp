@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
+#include "output_capture.hpp"
 
 #include "child/caller_memory.hpp"
 #include "child/exec.hpp"
@@ -258,9 +259,18 @@ Process launch(const Spec& spec) {
   return Process(std::move(state));
 }
 
-Result run(const Spec& spec) {
+Result run(const Spec& spec, const RunOutput& output) {
   try {
-    return launch(spec).wait();
+    Process process = launch(spec);
+    if (spec.stdio != Stdio::pipe) return process.wait();
+    process.close_stdin();
+    Captured captured = drain_output(process, output);
+    Result result = process.wait();
+    result.stdout_bytes = std::move(captured.out.bytes);
+    result.stderr_bytes = std::move(captured.err.bytes);
+    result.stdout_truncated = captured.out.truncated;
+    result.stderr_truncated = captured.err.truncated;
+    return result;
   } catch (const Error& error) {
     Result result;
     result.outcome = Outcome::setup_error;

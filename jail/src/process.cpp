@@ -146,19 +146,18 @@ void Process::kill(int signal) {
 }
 
 Result Process::wait() {
-  auto result = wait_for(std::chrono::milliseconds::max());
-  return std::move(*result);
+  return *wait_for(std::chrono::milliseconds::max());
+}
+
+bool Process::running() const {
+  State& jail = state();
+  const std::lock_guard lock(jail.mutex);
+  return !jail.ended;
 }
 
 std::optional<Result> Process::wait_for(std::chrono::milliseconds timeout) {
   State& jail = state();
   std::unique_lock lock(jail.mutex);
-  const auto already_reported = [] {
-    return Error("wait", EINVAL,
-                 "this jail has already been waited for (by this or another thread): its Result "
-                 "is the one the first wait returned");
-  };
-  if (jail.reported) throw already_reported();
   const auto ended = [&] { return jail.ended; };
   // A timeout past what the clock can add (wait() passes the largest) waits without one.
   const auto now = std::chrono::steady_clock::now();
@@ -168,13 +167,12 @@ std::optional<Result> Process::wait_for(std::chrono::milliseconds timeout) {
   } else if (!jail.supervisor_ended.wait_for(lock, timeout, ended)) {
     return std::nullopt;
   }
-  // Two threads may have waited at once: only the first takes the Result (and joins the thread).
-  if (jail.reported) throw already_reported();
-  jail.reported = true;
+  // `result` and `error` are final once `ended` is set: every waiter, on any thread and at any
+  // later time, gets the same Result (or the same exception).
   lock.unlock();
-  jail.supervisor_thread.join();
+  std::call_once(jail.joined, [&] { jail.supervisor_thread.join(); });
   if (jail.error) std::rethrow_exception(jail.error);
-  return std::move(jail.result);
+  return jail.result;
 }
 
 int Process::stdin_fd() const {

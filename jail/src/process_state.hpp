@@ -92,10 +92,11 @@ struct Process::State {
   std::thread supervisor_thread;
   std::mutex mutex;
   std::condition_variable supervisor_ended;
-  bool ended = false;  // guarded by mutex: `result` or `error` is set
-  std::optional<Result> result;
+  bool ended = false;            // guarded by mutex: `result` or `error` is set
+  std::optional<Result> result;  // kept: every wait() returns a copy of it
   std::exception_ptr error;
-  bool reported = false;  // wait() has handed the result over
+  // The first wait() to see `ended` joins the supervisor thread; the others wait for that.
+  std::once_flag joined;
   // Signalled when the Process is dropped: the relays stop waiting for the caller to read the
   // tool's last output.
   UniqueFd stop_relays;

@@ -27,6 +27,15 @@ for f in "$prefix/bin/jail" "$prefix/include/jail/spec.hpp" "$prefix/include/jai
   [[ -n $f && -f $f ]] || { echo "not installed: ${f:-(a file)}"; exit 1; }
 done
 echo "installed: $(cd "$prefix" && find . -type f | sort | tr '\n' ' ')"
+echo "installed size: $(du -sk "$prefix" | cut -f1) KiB"
+
+step "a lean install: no debug info in the executable or the archives"
+for f in "$prefix/bin/jail" "$lib" "$(dirname "$lib")"/libjail_policies.a "$(dirname "$lib")"/libjail_text.a; do
+  if readelf -S -W "$f" 2>/dev/null | grep -qE '\.debug_(info|line)'; then
+    echo "installed with debug info: $f"
+    exit 1
+  fi
+done
 
 step "the installed jail runs and reads the installed policies"
 "$prefix/bin/jail" --help | grep -q -- --status-fd
@@ -45,6 +54,11 @@ for header in "$prefix"/include/jail/*.hpp; do
     "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I"$prefix/include" -x c++ - ||
     { echo "$header does not compile on its own"; exit 1; }
 done
+# What launch() throws is declared by launch.hpp's own includes.
+printf '%s\n' '#include <jail/launch.hpp>' \
+  'int main() { try { (void)jail::launch(jail::Spec{}); } catch (const jail::Error& e) { return e.errno_value(); } }' |
+  "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I"$prefix/include" -x c++ - ||
+  { echo "catching jail::Error needs more than <jail/launch.hpp>"; exit 1; }
 
 step "find_package(jail): examples/plugin_host against the prefix"
 cmake -S "$source_dir/examples/plugin_host" -B "$work/plugin_host" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -70,22 +84,40 @@ flags=$(pkg-config --cflags --libs jail)
 echo "$flags"
 [[ $(pkg-config --modversion jail) == "$(grep -m1 -oP 'set\(PACKAGE_VERSION "\K[^"]+' \
       "$(dirname "$config")/jailConfigVersion.cmake")" ]]
+mkdir "$work/data"
+echo "from the host" >"$work/data/hello"
 cat >"$work/consumer.cpp" <<'CPP'
 #include <jail/launch.hpp>
 #include <cstdio>
-int main() {
+#include <string>
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
   jail::Spec spec;
-  spec.argv = {"true"};
+  spec.argv = {"/bin/sh", "-c", "cat /data/hello; echo to-stderr >&2"};
   spec.env = jail::default_environment();
   spec.stdio = jail::Stdio::pipe;
-  const jail::Result result = jail::run(spec);
-  std::printf("%s\n", jail::to_json(result).c_str());
-  return result.outcome == jail::Outcome::exited && result.exit_code == 0 ? 0 : 1;
+  spec.mounts.push_back(jail::Mount::ro_bind(argv[1], "/data"));
+  spec.mounts.push_back(jail::Mount::tmpfs("/scratch", 1 << 20));
+  try {
+    jail::Process probe = jail::launch(spec);
+    (void)probe.wait();
+  } catch (const jail::Error& error) {
+    std::fprintf(stderr, "launch: %s\n", error.what());
+    return 1;
+  }
+  const jail::Result result = jail::run(spec, jail::RunOutput::keep(1 << 20));
+  std::printf("%s%s", result.stdout_bytes.c_str(), result.stderr_bytes.c_str());
+  const bool ok = result.outcome == jail::Outcome::exited && result.exit_code == 0 &&
+                  result.stdout_bytes == "from the host\n" && result.stderr_bytes == "to-stderr\n";
+  return ok ? 0 : 1;
 }
 CPP
 # shellcheck disable=SC2086  # the flags are words
-"$cxx" -std=c++20 -o "$work/consumer" "$work/consumer.cpp" $flags
-"$work/consumer"
+"$cxx" -std=c++20 -O2 -o "$work/consumer" "$work/consumer.cpp" $flags
+"$work/consumer" "$work/data"
+consumer_kib=$(du -k "$work/consumer" | cut -f1)
+echo "consumer: ${consumer_kib} KiB"
+((consumer_kib < 10 * 1024)) || { echo "the consumer is ${consumer_kib} KiB; at most 10 MiB"; exit 1; }
 
 step "man page renders"
 if command -v man >/dev/null; then

@@ -7,11 +7,21 @@
 #include <memory>
 #include <optional>
 
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <utility>
+
+#include "jail/error.hpp"  // what launch() and Process's members throw
 #include "jail/result.hpp"
 #include "jail/spec.hpp"
 
 namespace jail {
 
+// Thread safety: pid(), running(), wait(), wait_for() and kill() may be called from any number of
+// threads at once. stdin_fd(), stdout_fd(), stderr_fd() and close_stdin() may too, but a thread
+// that closes stdin must not race one that writes to it. Moving or destroying a Process must not
+// race any other use of it.
 class Process {
  public:
   struct State;
@@ -28,11 +38,14 @@ class Process {
   // The host pid of the jail's init (the reaper that is PID 1 inside); under runsc, of the keeper
   // that started `runsc run` (jail's own child, outside the jail's cgroup).
   [[nodiscard]] pid_t pid() const;
-  // Waits until the jail has ended, then reports. Once it has reported, the Process is
-  // finished: a second call throws, as does one that waited at the same time on another
-  // thread and lost the race. The supervisor (timeouts, limits, seccomp answers, relays)
-  // runs on a thread of the Process's own from launch on, so the caller may do anything
-  // meanwhile — read the tool's stdout to its end first, or wait late: the Result is the same.
+  // True until the jail has ended (every process of it reaped, its cgroup removed) and its Result
+  // is ready; never blocks.
+  [[nodiscard]] bool running() const;
+  // Waits until the jail has ended, then reports. It can be called again, from any thread, and
+  // every call returns the same Result (or throws the same jail::Error). The supervisor
+  // (timeouts, limits, seccomp answers, relays) runs on a thread of the Process's own from
+  // launch on, so the caller may do anything meanwhile — read the tool's stdout to its end
+  // first, or wait late: the Result is the same.
   [[nodiscard]] Result wait();
   // The same, but gives up after `timeout` (the jail keeps running; call again later).
   [[nodiscard]] std::optional<Result> wait_for(std::chrono::milliseconds timeout);
@@ -62,7 +75,35 @@ class Process {
 // so a run in flight holds no copy of it (README, "As a library").
 [[nodiscard]] Process launch(const Spec& spec);
 
-// launch + wait, with launch's errors turned into a setup_error Result.
-[[nodiscard]] Result run(const Spec& spec);
+// What run() does with the tool's output under Stdio::pipe (it closes the tool's stdin, so the
+// tool reads end-of-file). Both streams are read as they come, to their end, whatever their
+// size: a tool can never block on a full pipe.
+struct RunOutput {
+  // The most bytes of each stream kept in Result::stdout_bytes / stderr_bytes; what comes after
+  // is read and dropped, and Result::stdout_truncated / stderr_truncated say so.
+  std::uint64_t keep_bytes = 16u << 20;
+  // When set, each chunk of that stream goes here as it arrives (on the calling thread) instead
+  // of into the Result; keep_bytes does not apply to it.
+  std::function<void(std::string_view)> on_stdout;
+  std::function<void(std::string_view)> on_stderr;
+
+  // A readable default: RunOutput::keep(1 << 20), RunOutput::streamed(out, err).
+  [[nodiscard]] static RunOutput keep(std::uint64_t bytes) {
+    RunOutput output;
+    output.keep_bytes = bytes;
+    return output;
+  }
+  [[nodiscard]] static RunOutput streamed(std::function<void(std::string_view)> out,
+                                          std::function<void(std::string_view)> err) {
+    RunOutput output;
+    output.on_stdout = std::move(out);
+    output.on_stderr = std::move(err);
+    return output;
+  }
+};
+
+// launch + wait, with launch's errors turned into a setup_error Result. Under Stdio::pipe the
+// tool's output is read while it runs, as `output` says; with other Stdio, `output` is unused.
+[[nodiscard]] Result run(const Spec& spec, const RunOutput& output = {});
 
 }  // namespace jail

@@ -100,8 +100,14 @@ struct Result {
   double cpu_user_ms = 0;
   double cpu_sys_ms = 0;
   std::uint64_t peak_memory_bytes = 0;
-  std::optional<Limit> limit_hit;         // the limit that ended or shaped the run
-  bool output_truncated = false;          // the tool's output was cut at max_output_bytes
+  std::optional<Limit> limit_hit;  // the limit that ended or shaped the run
+  bool output_truncated = false;   // the tool's output was cut at max_output_bytes
+  // run() under Stdio::pipe: the tool's stdout and stderr, each up to RunOutput::keep_bytes; the
+  // flags say a stream went on past that (the rest was read and dropped, never blocked).
+  std::string stdout_bytes;
+  std::string stderr_bytes;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
   std::vector<SyscallUse> syscalls_seen;  // SeccompMode::learn only, by syscall number
   std::optional<Lookups> lookups;         // LookupTrace::record only
   Limits limits;                          // the limits the run had, echoed back

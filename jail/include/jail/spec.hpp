@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "jail/limits.hpp"
@@ -58,6 +59,22 @@ struct Mount {
   std::string target;                       // absolute path inside the jail
   std::optional<std::uint64_t> size_bytes;  // tmpfs only
   std::string origin;
+
+  // Read as they are written: Mount::ro_bind("/srv/plugin", "/plugin", "the plugin directory").
+  [[nodiscard]] static Mount bind(std::string source, std::string target, std::string origin = {}) {
+    return {MountKind::bind, std::move(source), std::move(target), std::nullopt, std::move(origin)};
+  }
+  [[nodiscard]] static Mount ro_bind(std::string source, std::string target,
+                                     std::string origin = {}) {
+    return {MountKind::ro_bind, std::move(source), std::move(target), std::nullopt,
+            std::move(origin)};
+  }
+  // No size: the Spec's tmp_size_bytes, as for /tmp.
+  [[nodiscard]] static Mount tmpfs(std::string target,
+                                   std::optional<std::uint64_t> size_bytes = std::nullopt,
+                                   std::string origin = {}) {
+    return {MountKind::tmpfs, {}, std::move(target), size_bytes, std::move(origin)};
+  }
 };
 
 // A dry run: every writable bind is an overlay whose upper layer is a session directory, so the
