@@ -201,10 +201,9 @@ TEST_P(SeccompBaseline, Clone3GetsEnosysAndLibcFallsBack) {
   EXPECT_TRUE(has_line(j.run.out, "fork status=7")) << describe(j.run);
   EXPECT_TRUE(has_line(j.run.out, "thread ok")) << describe(j.run);
   EXPECT_EQ(j.status.value("outcome", ""), "exited") << j.status.dump();
-  const json& first = j.status["denials"]["first"];
-  ASSERT_TRUE(first.is_array() && !first.empty()) << j.status.dump();
-  EXPECT_EQ(first[0].value("syscall", ""), "clone3") << j.status.dump();
-  EXPECT_EQ(first[0].value("action", ""), "errno ENOSYS") << j.status.dump();
+  // An expected refusal ("quietly errno ENOSYS clone3"): answered in the kernel, not reported.
+  EXPECT_EQ(j.status["denials"].value("count", -1), 0) << j.status.dump();
+  EXPECT_EQ(j.run.err.find("denied"), std::string::npos) << describe(j.run);
 }
 
 // seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, NULL): EPERM from the

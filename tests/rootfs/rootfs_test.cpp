@@ -91,8 +91,9 @@ TEST(RootfsBuild, Python3RecipeRunsTheStandardLibraryAndHello) {
   EXPECT_NE(imports.text.find("imports ok"), std::string::npos) << imports.text;
 
   const std::string examples = std::string(JAIL_SOURCE_DIR) + "/examples";
-  const Output hello = run(jail() + " --rootfs " + root.string() + " --ro-bind " + examples +
-                           ":/tmp/ex --cwd /tmp/ex -- python3 hello.py");
+  const Output hello =
+      run(jail() + " --rootfs " + root.string() + " --ro-bind " +
+          jail_test::shell_quote(examples + ":/tmp/ex") + " --cwd /tmp/ex -- python3 hello.py");
   EXPECT_EQ(hello.status, 0) << hello.text;
   EXPECT_NE(hello.text.find("hello from pid"), std::string::npos) << hello.text;
 
@@ -205,7 +206,7 @@ TEST(RootfsBuild, NothingOutsideTheRootIsWritten) {
   fs::create_directories(dir.path() / "etc");
   write(dir.path() / "etc/hosts", "10.0.0.5 precious-host-entry\n");
   const Output etc = run("unshare --mount --propagation private sh -c 'mount --bind " +
-                         (dir.path() / "etc").string() + " /etc && " + jail() +
+                         (dir.path() / "etc").string() + " /etc && \"" + JAIL_BINARY + "\"" +
                          " rootfs build /etc/out --binary true --file /etc/hosts && cat " +
                          "/etc/out/etc/hosts /etc/hosts'");
   EXPECT_EQ(etc.status, 0) << etc.text;
