@@ -65,7 +65,11 @@ void end_and_reap(Process::State& state) {
   state.waited = true;
 }
 
-Supervisor::Supervisor(Process::State& state) : state_(state) {
+Supervisor::Supervisor(Process::State& state)
+    : state_(state),
+      denial_budget_(kDenialWindow, state.learn || state.lookups == LookupTrace::record
+                                        ? std::chrono::microseconds(50'000)
+                                        : std::chrono::microseconds(10'000)) {
   if (state_.forward_signals) signals_ = forwarding_signalfd(state_.pty);
   if (state_.limits.timeout) next_deadline_ = state_.started + *state_.limits.timeout;
   if (state_.output_sources[0].valid()) {
@@ -87,6 +91,7 @@ int Supervisor::poll_timeout(std::optional<Clock::time_point> until) const {
   std::optional<Clock::time_point> wake = until;
   if (next_deadline_ && (!wake || *next_deadline_ < *wake)) wake = next_deadline_;
   if (log_rest_until_ && (!wake || *log_rest_until_ < *wake)) wake = log_rest_until_;
+  if (const auto rest = denial_budget_.rest_until(); rest && (!wake || *rest < *wake)) wake = rest;
   if (input_ && input_->wake() && (!wake || *input_->wake() < *wake)) wake = input_->wake();
   if (!wake) return -1;
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(*wake - Clock::now()).count();
@@ -125,6 +130,10 @@ void Supervisor::on_reports() {
         std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output,
                                         state_.max_output_bytes, state_.pty_has_stdout);
   }
+}
+
+bool Supervisor::listener_due() const {
+  return denials_ && !denial_budget_.rest_until();
 }
 
 bool Supervisor::runsc_log_due() {
@@ -172,7 +181,7 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     std::array<pollfd, 11> fds{{{state_.pidfd.get(), POLLIN, 0},
                                 {state_.reports.fd(), POLLIN, 0},
                                 {signals_.get(), POLLIN, 0},
-                                {denials_ ? denials_->fd() : -1, POLLIN, 0},
+                                {listener_due() ? denials_->fd() : -1, POLLIN, 0},
                                 terminal[0],
                                 terminal[1],
                                 terminal[2],
@@ -189,6 +198,7 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     if (fds[1].revents != 0) on_reports();
     if ((fds[3].revents & POLLIN) != 0) {
       (void)denials_->handle_one(state_.pidfd.get());
+      denial_budget_.charge();
     } else if (fds[3].revents != 0) {
       // POLLHUP once the tool and all its children have exited: without this the loop would
       // spin until the init's exit, taking a CPU from the jail's own teardown.
@@ -232,6 +242,7 @@ Result Supervisor::finish() {
   record.timed_out = timed_out_;
   record.output_truncated = (output_ && output_->truncated()) || terminal_truncated;
   if (denials_) {
+    denials_->log_repeats();
     record.denials = denials_->denials();
     record.violation = denials_->violation();
     record.syscalls_seen = denials_->seen();
@@ -239,6 +250,7 @@ Result Supervisor::finish() {
   }
   if (runsc_denials_) {
     runsc_denials_->drain();
+    runsc_denials_->log_repeats();
     record.denials = runsc_denials_->denials();
     // The sandbox ended for it, by the uncaught SIGSYS or by on_runsc_log's kill.
     record.violation = runsc_denials_->kill_denial();

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "cpu_budget.hpp"
 #include "input_relay.hpp"
 #include "jail/result.hpp"
 #include "outcome.hpp"
@@ -51,12 +52,18 @@ class Supervisor {
   void on_runsc_log();
   // Whether runsc's log is polled this round (not while it rests after a read).
   [[nodiscard]] bool runsc_log_due();
+  // Whether the seccomp listener is polled this round (not while its CPU budget rests).
+  [[nodiscard]] bool listener_due() const;
   void on_deadline();
   [[nodiscard]] int poll_timeout(std::optional<Clock::time_point> until) const;
 
   Process::State& state_;
   UniqueFd signals_;
   std::unique_ptr<DenialHandler> denials_;
+  // The listener's share of a CPU: 10 % (docs/usage.md); half a CPU while learning or tracing
+  // lookups, where every call of the tool is routed here on purpose.
+  static constexpr std::chrono::milliseconds kDenialWindow{100};
+  CpuBudget denial_budget_;
   std::unique_ptr<RunscDenialLog> runsc_denials_;
   std::unique_ptr<TerminalRelay> terminal_;
   std::unique_ptr<OutputRelay> output_;

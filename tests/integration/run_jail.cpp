@@ -104,7 +104,8 @@ JailProcess::JailProcess(const std::vector<std::string>& args, const RunOptions&
     if (options.own_process_group && ::setpgid(0, 0) != 0) fail_in_child("setpgid");
     int out_fd = options.stdout_fd >= 0 ? options.stdout_fd : out_pipe[1];
     if (dup2(out_fd, STDOUT_FILENO) < 0) fail_in_child("stdout");
-    if (dup2(err_pipe[1], STDERR_FILENO) < 0) fail_in_child("stderr");
+    int err_fd = options.stderr_fd >= 0 ? options.stderr_fd : err_pipe[1];
+    if (dup2(err_fd, STDERR_FILENO) < 0) fail_in_child("stderr");
     if (options.extra_fd) {
       const ExtraFd& x = *options.extra_fd;
       if (x.fd == x.as) {

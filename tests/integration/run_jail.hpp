@@ -47,6 +47,7 @@ struct RunOptions {
   bool stdin_closed = false;           // jail starts with fd 0 closed (`jail … <&-`)
   bool own_process_group = false;      // jail leads a process group, as a shell's job does
   int stdout_fd = -1;                  // jail's stdout (e.g. a terminal) instead of the pipe
+  int stderr_fd = -1;                  // jail's stderr (e.g. a pipe nobody reads), the same
   std::vector<std::string> extra_env;  // K=V added to (or replacing in) the caller's environment
 };
 

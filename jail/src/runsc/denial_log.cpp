@@ -189,9 +189,13 @@ void RunscDenialLog::on_line(std::string_view line) {
   for (const policy::Action& action : actions) names.push_back(policy::to_string(action));
   record.action =
       names.empty() ? std::string("denied") : fmt::format("{}", fmt::join(names, " or "));
-  jail::log().warn("denied {} in sandbox pid {} by policy {} → {} (gVisor reports no arguments)",
-                   record.syscall, record.pid, policy_ ? policy_->name : std::string("?"),
-                   record.action);
+  const std::string kind = fmt::format("{} by policy {} → {}", record.syscall,
+                                       policy_ ? policy_->name : std::string("?"), record.action);
+  if (repeats_.first(kind)) {
+    jail::log().warn("denied {} in sandbox pid {} by policy {} → {} (gVisor reports no arguments)",
+                     record.syscall, record.pid, policy_ ? policy_->name : std::string("?"),
+                     record.action);
+  }
   ++denials_.count;
   if (denials_.first.size() < DenialHandler::kKeptDenials) denials_.first.push_back(record);
   // A call gVisor killed outright, or one every refusing rule of which kills: with "errno EPERM

@@ -13,6 +13,7 @@
 
 #include "jail/result.hpp"
 #include "policy/policy.hpp"
+#include "repeat_filter.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -40,6 +41,8 @@ class RunscDenialLog {
   [[nodiscard]] bool open() const { return log_.valid(); }
 
   [[nodiscard]] const Denials& denials() const { return denials_; }
+  // As DenialHandler's: how many more of each kind came. Once, after drain().
+  void log_repeats() const { repeats_.log_repeats("denied"); }
   // The first denial the policy answers with `kill` whatever the arguments: the run's
   // violation. The loader's filter has the sentry end the process for it; under an OCI profile
   // gVisor only sends the thread SIGSYS (seccomp/oci_export.cpp), which a tool may catch. Either
@@ -60,6 +63,7 @@ class RunscDenialLog {
   std::shared_ptr<const policy::Policy> policy_;
   std::string partial_;  // the unfinished last line, only its tail kept
   Denials denials_;
+  RepeatFilter repeats_;
   std::optional<Violation> kill_denial_;
   std::optional<int> tool_status_;
 };

@@ -73,6 +73,11 @@ std::optional<Lookups> DenialHandler::lookups() const {
   return lookups_->lookups();
 }
 
+void DenialHandler::log_repeats() const {
+  logged_.log_repeats("allowed and logged");
+  denied_.log_repeats("denied");
+}
+
 std::vector<SyscallUse> DenialHandler::seen() const {
   std::vector<SyscallUse> list;
   for (const auto& [number, use] : seen_) list.push_back(use);
@@ -164,15 +169,17 @@ bool DenialHandler::handle_one(int init_pidfd) {
       response.error = -ENOSYS;
       break;
   }
-  // "ptrace(PTRACE_ATTACH, 1) in pid 7 by policy python.policy:12 → killed"
+  // "ptrace(PTRACE_ATTACH, 1) in pid 7 by policy python.policy:12 → killed", logged the first
+  // time its kind comes: "ptrace by policy python.policy:12 → killed".
   std::string text = policy::describe_decision(request.data, decision);
-  if (const auto by = text.find(" by policy "); by != std::string::npos) {
-    text.insert(by, fmt::format(" in pid {}", record.pid));
-  }
+  const auto by = text.find(" by policy ");
+  const std::string kind =
+      record.syscall + (by != std::string::npos ? text.substr(by) : " → " + record.action);
+  if (by != std::string::npos) text.insert(by, fmt::format(" in pid {}", record.pid));
   if (decision.action.kind == policy::ActionKind::log) {
-    jail::log().info("allowed and logged {}", text);
+    if (logged_.first(kind)) jail::log().info("allowed and logged {}", text);
   } else {
-    jail::log().warn("denied {}", text);
+    if (denied_.first(kind)) jail::log().warn("denied {}", text);
     ++denials_.count;
     if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
     if (fatal && !violation_) violation_ = record;

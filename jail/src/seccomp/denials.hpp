@@ -13,6 +13,7 @@
 
 #include "jail/result.hpp"
 #include "policy/policy.hpp"
+#include "repeat_filter.hpp"
 #include "seccomp/lookup_recorder.hpp"
 #include "unique_fd.hpp"
 
@@ -37,6 +38,10 @@ class DenialHandler {
   // jail before anything else (the denied call stays blocked until it is answered).
   [[nodiscard]] bool handle_one(int init_pidfd);
 
+  // Each kind of denial (syscall, rule, answer) is logged the first time; this logs how many
+  // more of each came. Once, when the run has ended.
+  void log_repeats() const;
+
   [[nodiscard]] const Denials& denials() const { return denials_; }
   [[nodiscard]] const std::optional<Violation>& violation() const { return violation_; }
   [[nodiscard]] std::vector<SyscallUse> seen() const;
@@ -46,6 +51,8 @@ class DenialHandler {
   UniqueFd listener_;
   std::shared_ptr<const policy::Policy> policy_;
   Denials denials_;
+  RepeatFilter denied_;
+  RepeatFilter logged_;
   std::optional<Violation> violation_;
   bool learn_ = false;
   std::map<int, SyscallUse> seen_;

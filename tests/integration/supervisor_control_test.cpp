@@ -1,0 +1,165 @@
+// The supervisor keeps control under a hostile tool: a reader that never reads jail's stderr
+// cannot hold up --timeout; a flood of denied calls costs jail a bounded share of a CPU, under
+// --cpus 0.1 as without it; and a denial repeated a million times is one line and a count.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "../support/time_scale.hpp"
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+json status_of(const std::string& path) {
+  return json::parse(read_file(path).value_or("{}"), nullptr, false);
+}
+
+// A pipe whose buffer is already full, as a stderr nobody drains ends up: the next write blocks.
+struct FullPipe {
+  int read_end = -1;
+  int write_end = -1;
+  FullPipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return;
+    read_end = fds[0];
+    write_end = fds[1];
+    const std::string chunk(4096, 'f');
+    while (::write(write_end, chunk.data(), chunk.size()) > 0) {
+    }
+    // jail gets a blocking fd, as a shell's pipe is.
+    ::fcntl(write_end, F_SETFL, 0);
+  }
+  ~FullPipe() {
+    if (read_end >= 0) ::close(read_end);
+    if (write_end >= 0) ::close(write_end);
+  }
+};
+
+class SupervisorControl : public CallerTest {};
+
+// Each denial used to be written to stderr where it happened, in the supervisor's loop: with the
+// pipe full, the loop stopped, and the timeout with it (2 s became 25 s, or forever).
+TEST_P(SupervisorControl, TheTimeoutHoldsWithStderrNobodyReads) {
+  FullPipe stderr_pipe;
+  ASSERT_GE(stderr_pipe.write_end, 0);
+  TempDir work;
+  const std::string status = work / "status.json";
+  RunOptions options;
+  options.stderr_fd = stderr_pipe.write_end;
+  const auto start = Clock::now();
+  const RunResult r = run(concat({probe_mount(),
+                                  {"--status-file", status, "--timeout", "2s", "--kill-grace",
+                                   "500ms", "--", probe("sup_flood"), "2", "0"}}),
+                          options);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("[ measured ] --timeout 2s with a full stderr pipe and a denial flood: %.2f s\n",
+              seconds);
+  EXPECT_FALSE(r.timed_out) << "jail was still running after 30 s";
+  EXPECT_EQ(r.exit_code, 124) << describe(r);
+  const json s = status_of(status);
+  EXPECT_EQ(s.value("outcome", ""), "timeout") << s.dump();
+  EXPECT_GT(s["denials"].value("count", 0), 10) << s.dump();
+  // 2 s, the 0.5 s grace and at most LogQueue's patience of 1 s at the exit.
+  EXPECT_LT(seconds, scaled(6.0));
+}
+
+// Repeats are counted, not written: two lines for a flood, where 100,000 denials wrote 11.7 MB.
+TEST_P(SupervisorControl, ARepeatedDenialIsOneLineAndACount) {
+  TempDir work;
+  const std::string status = work / "status.json";
+  const std::string log = work / "jail.log";
+  const RunResult r = run(
+      concat({probe_mount(),
+              {"--status-file", status, "--log-file", log, "--", probe("sup_flood"), "2", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const json s = status_of(status);
+  const auto count = s["denials"].value("count", 0ULL);
+  EXPECT_GT(count, 100U) << s.dump();
+  const std::string text = read_file(log).value_or("");
+  int lines = 0;
+  std::string repeats;
+  for (const std::string& line : split_lines(text)) {
+    if (line.find("denied sethostname") == std::string::npos) continue;
+    ++lines;
+    if (line.find("more times") != std::string::npos) repeats = line;
+  }
+  EXPECT_EQ(lines, 2) << text;
+  EXPECT_NE(repeats.find(" " + std::to_string(count - 1) + " more times"), std::string::npos)
+      << "the count should be the status's less the line shown\n"
+      << text << s.dump();
+  EXPECT_LT(text.size(), 4096U) << text;
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(SupervisorControl);
+
+// utime + stime of the process itself (its threads, not its children), in seconds.
+double own_cpu_seconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close_paren = text.rfind(')');
+  if (close_paren == std::string::npos) return -1;
+  std::istringstream fields(text.substr(close_paren + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// Four threads calling a denied syscall as fast as they can, under --cpus 0.1: the tool's own
+// CPU is capped by its cgroup, and jail's answers to it (outside every cgroup of the jail) by
+// the supervisor's budget, 10 ms of CPU per 100 ms. It took 40-100 % of a CPU before.
+TEST(SupervisorBudget, ADenialFloodCostsJailATenthOfACpu) {
+  if (::geteuid() != 0) GTEST_FAIL() << "--cpus needs a cgroup: run as root (CI does)";
+  TempDir work;
+  const std::string status = work / "status.json";
+  RunOptions options;
+  options.cwd = work.path();
+  JailProcess jail(concat({probe_mount(),
+                           {"-q", "--status-file", status, "--cpus", "0.1", "--timeout", "4s", "--",
+                            probe("sup_flood"), "4", "0"}}),
+                   options);
+  ASSERT_TRUE(jail.wait_for_stdout("flooding", 20s));
+  const auto start = Clock::now();
+  const double cpu_at_start = own_cpu_seconds(jail.pid());
+  double cpu = cpu_at_start;
+  // The last reading before jail exits: polled, since /proc/<pid>/stat goes with the process.
+  while (jail.running()) {
+    const double now = own_cpu_seconds(jail.pid());
+    if (now < 0) break;
+    cpu = now;
+    if (Clock::now() - start > scaled(3s)) break;
+    std::this_thread::sleep_for(50ms);  // a sampling period, not a wait for readiness
+  }
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  const RunResult r = jail.wait(30s);
+  const json s = status_of(status);
+  const double used = cpu - cpu_at_start;
+  std::printf(
+      "[ measured ] denial flood under --cpus 0.1: jail used %.3f s of CPU in %.2f s (%.0f %% of "
+      "a CPU); %llu denials answered\n",
+      used, wall, 100 * used / wall, s["denials"].value("count", 0ULL));
+  EXPECT_EQ(s.value("outcome", ""), "timeout") << s.dump() << describe(r);
+  ASSERT_GT(wall, 1.0);
+  EXPECT_GT(s["denials"].value("count", 0ULL), 100U) << s.dump();
+  // The budget is 10 %; the rest is what the main and log threads and the kernel's side of
+  // each notification take.
+  EXPECT_LT(used / wall, 0.2) << "jail used " << used << " s of CPU in " << wall << " s";
+}
+
+}  // namespace
+}  // namespace jail_test
