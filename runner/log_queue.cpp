@@ -62,12 +62,12 @@ void LogQueue::close(std::chrono::milliseconds patience) {
 }
 
 void LogQueue::write_loop() {
-  // A reader that went away is EPIPE here, not a SIGPIPE that ends jail: blocked, the signal
-  // stays pending on this thread, which ends with it.
-  sigset_t pipe_signal;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+  // Every signal blocked: a signal sent to jail must reach the thread that waits for it (the
+  // supervisor's signalfd forwards SIGTERM to the tool), never this one, where its default
+  // action would end jail. A reader that went away is then EPIPE here, not a SIGPIPE.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
   for (;;) {
     std::string text;
     {
