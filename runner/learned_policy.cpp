@@ -17,6 +17,7 @@
 
 #include "policy/compile.hpp"
 #include "policy/evaluate.hpp"
+#include "policy/learn_conditions.hpp"
 #include "policy/policy.hpp"
 #include "policy/syscalls.hpp"
 #include "policy/tools.hpp"
@@ -30,10 +31,6 @@ namespace fs = std::filesystem;
 std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
-
-// The argument whose values are worth a condition, and whether the kernel reads it as 32 bits.
-const std::map<std::string, int> kConditionArgument = {
-    {"ioctl", 1}, {"socket", 0}, {"clone", 0}, {"prctl", 0}, {"fcntl", 1}};
 
 // The supervisor keeps this many distinct argument sets of a syscall and counts the rest
 // (kKeptArgumentSets in jail/src/seccomp/denials.cpp). A syscall with that many may have been
@@ -80,26 +77,36 @@ std::string ansi_c_quoted(const std::string& word) {
 }
 
 std::string rule_for(const SyscallUse& use) {
-  const auto arg = kConditionArgument.find(use.name);
-  if (arg == kConditionArgument.end() || !all_arguments_known(use)) {
-    return fmt::format("allow {}", use.name);
-  }
-  std::set<std::uint64_t> values;
-  for (const auto& args : use.distinct_args) values.insert(args[arg->second] & 0xffffffffu);
+  const std::optional<int> arg = policy::learned_condition_argument(use.name);
+  if (!arg) return fmt::format("allow {}", use.name);
+  std::set<std::uint64_t> values(use.condition_values.begin(), use.condition_values.end());
   std::string list;
   for (const auto value : values) list += (list.empty() ? "" : ", ") + fmt::format("{:#x}", value);
-  return fmt::format("allow {} if arg{} in {{{}}}", use.name, arg->second, list);
+  // Never an unconditional allow because the tool sprayed values: the first ones kept, marked.
+  const std::string review =
+      use.more_condition_values
+          ? fmt::format(
+                "# REVIEW: {} was called with more than {} distinct arg{} values; only "
+                "the first {} are allowed\n",
+                use.name, policy::kKeptConditionValues, *arg, policy::kKeptConditionValues)
+          : "";
+  return fmt::format("{}allow {} if arg{} in {{{}}}", review, use.name, *arg, list);
 }
 
 // `jails_own`: those of kNeededByJail to allow (all of them in a new policy; in a merge, those
 // the base does not allow already).
 std::string rules_text(const std::vector<SyscallUse>& seen,
                        const std::vector<std::string>& jails_own) {
-  std::string plain, conditional, dangerous;
+  std::string plain, conditional, dangerous, unknown;
   std::vector<std::string> names;
   for (const auto& use : seen) {
     if (std::find(kNeededByJail.begin(), kNeededByJail.end(), use.name) != kNeededByJail.end())
       continue;
+    // A number no table knows has no name a rule could use: said, never allowed.
+    if (use.name.starts_with("syscall_")) {
+      unknown += fmt::format("#   {} ({})\n", use.number, counted(use.count, "call", "calls"));
+      continue;
+    }
     const std::string rule = rule_for(use);
     if (policy::is_dangerous_syscall(use.name)) {
       dangerous += fmt::format(
@@ -130,6 +137,12 @@ std::string rules_text(const std::vector<SyscallUse>& seen,
   }
   if (!conditional.empty()) text += "\n" + conditional;
   if (!dangerous.empty()) text += "\n" + dangerous;
+  if (!unknown.empty()) {
+    text +=
+        "\n# The run called syscall numbers no x86_64 table of this jail knows; they are not "
+        "allowed\n# (the default answers them):\n" +
+        unknown;
+  }
   return text;
 }
 

@@ -242,7 +242,7 @@ Result Supervisor::finish() {
   record.timed_out = timed_out_;
   record.output_truncated = (output_ && output_->truncated()) || terminal_truncated;
   if (denials_) {
-    denials_->log_repeats();
+    denials_->log_summary();
     record.denials = denials_->denials();
     record.violation = denials_->violation();
     record.syscalls_seen = denials_->seen();

@@ -35,6 +35,11 @@ struct SyscallUse {
   int number = -1;
   std::uint64_t count = 0;
   std::vector<std::array<std::uint64_t, 6>> distinct_args;  // the first few distinct argument sets
+  // The distinct values of the argument a learned rule conditions on (ioctl's request, …; none
+  // for other syscalls), as the filter compares them, the first 256; `more_condition_values`
+  // when others came.
+  std::vector<std::uint64_t> condition_values;
+  bool more_condition_values = false;
 };
 
 // A path the tool looked up in its root, as seen with LookupTrace::record: absolute, as the jail

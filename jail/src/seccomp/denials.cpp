@@ -19,6 +19,7 @@
 
 #include "policy/describe.hpp"
 #include "policy/evaluate.hpp"
+#include "policy/learn_conditions.hpp"
 #include "policy/syscalls.hpp"
 
 namespace jail {
@@ -73,9 +74,39 @@ std::optional<Lookups> DenialHandler::lookups() const {
   return lookups_->lookups();
 }
 
-void DenialHandler::log_repeats() const {
+void DenialHandler::note_condition_value(SyscallUse& use, const seccomp_data& data) {
+  const std::optional<int> argument = policy::learned_condition_argument(use.name);
+  if (!argument) return;
+  std::uint64_t value = data.args[*argument];
+  if (policy::is_32bit_argument(data.nr, *argument)) value &= 0xffffffffU;
+  auto& values = use.condition_values;
+  if (std::find(values.begin(), values.end(), value) != values.end()) return;
+  if (values.size() < policy::kKeptConditionValues) {
+    values.push_back(value);
+  } else {
+    use.more_condition_values = true;
+  }
+}
+
+SyscallUse* DenialHandler::use_of(int nr) {
+  if (const auto kept = seen_.find(nr); kept != seen_.end()) return &kept->second;
+  // Numbers no table knows are kept up to a limit: a tool that sprays syscall(N) for every N
+  // would otherwise grow this map without end (1.7 GB seen).
+  std::string name = policy::syscall_name(nr);
+  if (name.starts_with("syscall_") && ++unknown_numbers_ > kKeptUnknownNumbers) return nullptr;
+  SyscallUse& use = seen_[nr];
+  use.name = std::move(name);
+  use.number = nr;
+  return &use;
+}
+
+void DenialHandler::log_summary() const {
   logged_.log_repeats("allowed and logged");
   denied_.log_repeats("denied");
+  if (unknown_numbers_ > kKeptUnknownNumbers) {
+    jail::log().warn("the tool called {} syscall numbers no table knows; the first {} are kept",
+                     unknown_numbers_, kKeptUnknownNumbers);
+  }
 }
 
 std::vector<SyscallUse> DenialHandler::seen() const {
@@ -115,17 +146,16 @@ bool DenialHandler::handle_one(int init_pidfd) {
     // Learning answers at once and keeps only counts and a few distinct argument sets, so a
     // syscall-heavy tool costs a round trip per call but never unbounded memory.
     constexpr std::size_t kKeptArgumentSets = 64;
-    SyscallUse& use = seen_[request.data.nr];
-    if (use.count++ == 0) {
-      use.name = policy::syscall_name(request.data.nr);
-      use.number = request.data.nr;
-    }
-    std::array<std::uint64_t, 6> args{};
-    for (std::size_t i = 0; i < args.size(); ++i) args[i] = request.data.args[i];
-    if (use.distinct_args.size() < kKeptArgumentSets &&
-        std::find(use.distinct_args.begin(), use.distinct_args.end(), args) ==
-            use.distinct_args.end()) {
-      use.distinct_args.push_back(args);
+    if (SyscallUse* use = use_of(request.data.nr)) {
+      ++use->count;
+      std::array<std::uint64_t, 6> args{};
+      for (std::size_t i = 0; i < args.size(); ++i) args[i] = request.data.args[i];
+      if (use->distinct_args.size() < kKeptArgumentSets &&
+          std::find(use->distinct_args.begin(), use->distinct_args.end(), args) ==
+              use->distinct_args.end()) {
+        use->distinct_args.push_back(args);
+      }
+      note_condition_value(*use, request.data);
     }
     if (decision.action.kind == policy::ActionKind::log) {
       seccomp_notif_resp response{};

@@ -3,6 +3,7 @@
 // number, arguments, pid, the rule), and the tool gets its errno — or the jail is ended.
 #pragma once
 
+#include <linux/seccomp.h>
 #include <sys/types.h>
 
 #include <map>
@@ -39,8 +40,11 @@ class DenialHandler {
   [[nodiscard]] bool handle_one(int init_pidfd);
 
   // Each kind of denial (syscall, rule, answer) is logged the first time; this logs how many
-  // more of each came. Once, when the run has ended.
-  void log_repeats() const;
+  // more of each came, and what learning left out. Once, when the run has ended.
+  void log_summary() const;
+
+  // Learning keeps at most this many numbers that no syscall table knows.
+  static constexpr std::size_t kKeptUnknownNumbers = 64;
 
   [[nodiscard]] const Denials& denials() const { return denials_; }
   [[nodiscard]] const std::optional<Violation>& violation() const { return violation_; }
@@ -56,6 +60,11 @@ class DenialHandler {
   std::optional<Violation> violation_;
   bool learn_ = false;
   std::map<int, SyscallUse> seen_;
+  std::size_t unknown_numbers_ = 0;  // distinct ones seen, kept or not
+  // Learning: the record of `nr`, made on its first call; nullptr past kKeptUnknownNumbers.
+  [[nodiscard]] SyscallUse* use_of(int nr);
+  // Learning: keeps the value of the argument a learned rule conditions on (learn_conditions.hpp).
+  static void note_condition_value(SyscallUse& use, const seccomp_data& data);
   std::unique_ptr<LookupRecorder> lookups_;
 };
 
