@@ -67,7 +67,10 @@ class Compiler {
       rule_chain(policy_.rules_for(nr));
     }
     as_.bind(kill_arch_);
-    as_.stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    // Under a supervisor a foreign ABI's call (x32, int 0x80) is killed there too, so the jail's
+    // end names it (and a child's call ends the jail instead of the child alone, unreported).
+    as_.stmt(BPF_RET | BPF_K,
+             routing_ == Routing::notify ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_KILL_PROCESS);
     for (const auto& [value, l] : returns_) {
       as_.bind(l);
       as_.stmt(BPF_RET | BPF_K, value);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "arch.hpp"
 #include "policy/constants.hpp"
 #include "policy/syscalls.hpp"
 
@@ -79,12 +80,22 @@ std::string argument(std::string_view name, int index, std::uint64_t v, bool nar
 
 }  // namespace
 
-std::string describe_call(const struct seccomp_data& data) {
+std::string call_name(const struct seccomp_data& data) {
+  if (data.arch == AUDIT_ARCH_I386) return "i386 syscall " + std::to_string(data.nr);
   if (data.arch != AUDIT_ARCH_X86_64) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "syscall %d of foreign architecture 0x%x", data.nr, data.arch);
     return buf;
   }
+  const auto nr = static_cast<std::uint32_t>(data.nr);
+  if ((nr & detail::kX32SyscallBit) != 0)
+    return "x32 syscall " + std::to_string(nr & ~detail::kX32SyscallBit);
+  return syscall_name(data.nr);
+}
+
+std::string describe_call(const struct seccomp_data& data) {
+  const auto nr = static_cast<std::uint32_t>(data.nr);
+  if (data.arch != AUDIT_ARCH_X86_64 || (nr & detail::kX32SyscallBit) != 0) return call_name(data);
   std::string name = syscall_name(data.nr);
   int last = -1;
   for (int i = 0; i < 6; ++i)

@@ -30,7 +30,15 @@ TEST(Describe, NamesConstantsAndDropsTrailingZeros) {
   EXPECT_EQ(describe_call(call(SYS_read, {3, 0, 4096})), "read(3, 0, 0x1000)");
   seccomp_data i386 = call(20);
   i386.arch = AUDIT_ARCH_I386;
-  EXPECT_EQ(describe_call(i386), "syscall 20 of foreign architecture 0x40000003");
+  EXPECT_EQ(describe_call(i386), "i386 syscall 20");
+  seccomp_data x32{};
+  x32.arch = AUDIT_ARCH_X86_64;
+  x32.nr = 0x40000000 | 39;
+  EXPECT_EQ(describe_call(x32), "x32 syscall 39");
+  seccomp_data arm{};
+  arm.arch = AUDIT_ARCH_AARCH64;
+  arm.nr = 172;
+  EXPECT_EQ(describe_call(arm), "syscall 172 of foreign architecture 0xc00000b7");
 }
 
 TEST(Describe, DecisionLineNamesPolicyLineAndOutcome) {

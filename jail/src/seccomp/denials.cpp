@@ -166,7 +166,7 @@ bool DenialHandler::handle_one(int init_pidfd) {
     }
   }
   Violation record;
-  record.syscall = policy::syscall_name(request.data.nr);
+  record.syscall = policy::call_name(request.data);
   record.number = request.data.nr;
   for (std::size_t i = 0; i < record.args.size(); ++i) record.args[i] = request.data.args[i];
   record.pid = pid_inside(static_cast<pid_t>(request.pid));

@@ -10,7 +10,10 @@
 
 namespace jail::policy {
 
-// name(arg, …) with known constants named and trailing zero arguments left out.
+// The syscall's name, or for another ABI "i386 syscall 20", "x32 syscall 39".
+[[nodiscard]] std::string call_name(const struct seccomp_data& data);
+// name(arg, …) with known constants named and trailing zero arguments left out; another ABI's
+// call as call_name() says it.
 [[nodiscard]] std::string describe_call(const struct seccomp_data& data);
 
 // "ptrace(PTRACE_ATTACH, 1) by policy python.policy:12 → killed"
