@@ -1,5 +1,6 @@
 #include "seccomp/denials.hpp"
 
+#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -124,7 +125,10 @@ bool DenialHandler::handle_one(int init_pidfd) {
     }
     return false;
   }
-  if (lookups_ && LookupRecorder::traces(request.data.nr)) {
+  // Another ABI's numbers mean other calls (i386's 5 is open, x86_64's is fstat): not traced,
+  // and evaluate() kills them below.
+  const bool native = request.data.arch == AUDIT_ARCH_X86_64 && (request.data.nr & 0x40000000) == 0;
+  if (lookups_ && native && LookupRecorder::traces(request.data.nr)) {
     lookups_->record(request, listener_.get());
   }
   const policy::Decision decision = policy::evaluate(*policy_, request.data);
