@@ -60,6 +60,21 @@ nlohmann::ordered_json spec_json(const Spec& spec) {
           {"timeout_ms", spec.limits.timeout ? spec.limits.timeout->count() : 0}};
 }
 
+// Each mount as the tool saw it, and whether it could write there.
+nlohmann::ordered_json mounts_json(const Spec& spec) {
+  nlohmann::ordered_json mounts = nlohmann::ordered_json::array();
+  for (const auto& mount : spec.mounts) {
+    const char* kind = mount.kind == MountKind::bind      ? "bind"
+                       : mount.kind == MountKind::ro_bind ? "ro_bind"
+                                                          : "tmpfs";
+    mounts.push_back({{"kind", kind},
+                      {"source", mount.source},
+                      {"target", mount.target},
+                      {"writable", mount.kind != MountKind::ro_bind}});
+  }
+  return mounts;
+}
+
 std::string policy_digest(const std::string& name) {
   if (name == "none") return "";
   try {
@@ -102,6 +117,10 @@ std::string audit_record(const Spec& spec, const Result& result) {
       {"policy_digest",
        spec.seccomp_mode == SeccompMode::learn ? std::string() : policy_digest(spec.policy)},
       {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
+      // What the tool could reach: a reviewer reads these without the spec.
+      {"net", spec.net == Net::host ? "host" : "none"},
+      {"mounts", mounts_json(spec)},
+      {"dry_run", status["dry_run"]},
       {"limits", status["limits"]},
       {"outcome", status["outcome"]},
       {"exit_code", status["exit_code"]},

@@ -10,11 +10,8 @@ namespace jail {
 namespace {
 
 nlohmann::ordered_json violation_json(const Violation& violation) {
-  return {{"syscall", violation.syscall},
-          {"number", violation.number},
-          {"args", violation.args},
-          {"pid", violation.pid},
-          {"action", violation.action}};
+  return {{"syscall", violation.syscall}, {"number", violation.number}, {"args", violation.args},
+          {"pid", violation.pid},         {"action", violation.action}, {"rule", violation.rule}};
 }
 
 template <typename T>

@@ -1,6 +1,7 @@
 // The security team's workflow (issue 9): learn a policy from a run, enforce it, diff policies,
 // and keep an audit record of every run.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -138,6 +139,50 @@ TEST(AuditLog, HundredConcurrentRunsLeaveHundredWholeLines) {
   }
   for (int code = 0; code < 7; ++code)
     EXPECT_EQ(codes[code], (kRuns + 6 - code) / 7) << "exit " << code;
+}
+
+// A reviewer reads what the tool could reach from the audit line alone: the network, every mount
+// and whether it was writable, the dry run's session, and the rule behind each denial.
+TEST(AuditLog, SaysWhatTheToolCouldReachAndWhichRuleRefused) {
+  TempDir work;
+  const std::string log = work / "audit.jsonl";
+  const std::string data = work / "data";
+  const std::string out = work / "out";
+  const std::string sessions = work / "sessions";
+  ::mkdir(data.c_str(), 0755);
+  ::mkdir(out.c_str(), 0755);
+  ::chmod(out.c_str(), 0777);  // the tool runs as uid 1000 inside
+  const RunResult host_net =
+      run_jail({"--audit-log", log, "--no-cwd", "--net", "host", "--ro-bind", data + ":/data",
+                "--bind", out + ":/out", "--tmpfs", "/scratch", "--", "python3", "-c",
+                "import socket\ntry:\n socket.sethostname('x')\n"
+                "except OSError: pass"});
+  ASSERT_EQ(host_net.exit_code, 0) << describe(host_net);
+  const RunResult dry =
+      run_jail({"--audit-log", log, "--no-cwd", "--dry-run", "--session-dir", sessions, "--bind",
+                out + ":/out", "--", "sh", "-c", "echo x > /out/new"});
+  ASSERT_EQ(dry.exit_code, 0) << describe(dry);
+  const auto lines = split_lines(read_file(log).value_or(""));
+  ASSERT_EQ(lines.size(), 2U);
+  const auto first = nlohmann::json::parse(lines[0]);
+  EXPECT_EQ(first["net"], "host") << first.dump();
+  bool ro_data = false, rw_out = false, tmpfs = false;
+  for (const auto& mount : first["mounts"]) {
+    ro_data = ro_data || (mount["source"] == data && mount["target"] == "/data" &&
+                          mount["kind"] == "ro_bind" && mount["writable"] == false);
+    rw_out = rw_out || (mount["source"] == out && mount["target"] == "/out" &&
+                        mount["kind"] == "bind" && mount["writable"] == true);
+    tmpfs = tmpfs || (mount["target"] == "/scratch" && mount["kind"] == "tmpfs");
+  }
+  EXPECT_TRUE(ro_data && rw_out && tmpfs) << first["mounts"].dump();
+  ASSERT_EQ(first["denials"]["count"], 1) << first.dump();
+  const std::string rule = first["denials"]["first"][0].value("rule", "");
+  EXPECT_TRUE(rule.starts_with("default.policy:")) << first["denials"].dump();
+  EXPECT_TRUE(first["dry_run"].is_null()) << first.dump();
+  const auto second = nlohmann::json::parse(lines[1]);
+  EXPECT_EQ(second["net"], "none") << second.dump();
+  EXPECT_FALSE(second["dry_run"].value("session", "").empty()) << second.dump();
+  (void)run_jail({"discard", "--session-dir", sessions, second["dry_run"].value("session", "")});
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ struct Violation {
   std::array<std::uint64_t, 6> args{};
   pid_t pid = 0;
   std::string action;  // "kill", "errno EPERM", ...
+  // The policy rule that decided, "default.policy:87" (the line of its `default` when no rule
+  // matched); empty where it is not known (runsc's log names no rule).
+  std::string rule;
 };
 
 // A syscall the tool made, as seen in SeccompMode::learn.

@@ -175,6 +175,8 @@ bool DenialHandler::handle_one(int init_pidfd) {
   for (std::size_t i = 0; i < record.args.size(); ++i) record.args[i] = request.data.args[i];
   record.pid = pid_inside(static_cast<pid_t>(request.pid));
   record.action = policy::to_string(decision.action);
+  if (decision.where.line > 0)
+    record.rule = fmt::format("{}:{}", decision.where.file, decision.where.line);
 
   seccomp_notif_resp response{};
   response.id = request.id;
