@@ -15,6 +15,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "jail/log_fields.hpp"
 #include "log_queue.hpp"
 #include "open_output.hpp"
 
@@ -38,11 +39,21 @@ class QueuedSink final : public spdlog::sinks::base_sink<std::mutex> {
     }
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch());
-    const nlohmann::json line = {
+    nlohmann::ordered_json line = {
         {"time_ms", ms.count()},
         {"level", std::string(spdlog::level::to_string_view(msg.level).data(),
                               spdlog::level::to_string_view(msg.level).size())},
         {"message", std::string(msg.payload.data(), msg.payload.size())}};
+    // What a collector filters on without parsing the message: a denial's fields.
+    if (const jail::LogFields* fields = jail::current_log_fields()) {
+      line["event"] = fields->event;
+      if (!fields->syscall.empty()) line["syscall"] = fields->syscall;
+      if (fields->args != nullptr) line["args"] = *fields->args;
+      if (fields->pid != 0) line["pid"] = fields->pid;
+      if (!fields->rule.empty()) line["rule"] = fields->rule;
+      if (!fields->action.empty()) line["action"] = fields->action;
+      line["count"] = fields->count;
+    }
     queue_->push(line.dump() + "\n");
   }
   void flush_() override { queue_->flush(); }

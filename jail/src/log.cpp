@@ -3,6 +3,23 @@
 #include <spdlog/sinks/stdout_sinks.h>
 
 namespace jail {
+namespace {
+
+thread_local const LogFields* current_fields = nullptr;
+
+}  // namespace
+
+const LogFields* current_log_fields() {
+  return current_fields;
+}
+
+ScopedLogFields::ScopedLogFields(const LogFields& fields) : previous_(current_fields) {
+  current_fields = &fields;
+}
+
+ScopedLogFields::~ScopedLogFields() {
+  current_fields = previous_;
+}
 
 spdlog::logger& log() {
   if (auto registered = spdlog::get("jail")) return *registered;

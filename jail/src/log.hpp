@@ -6,8 +6,22 @@
 
 #include <spdlog/spdlog.h>
 
+#include "jail/log_fields.hpp"
+
 namespace jail {
 
 [[nodiscard]] spdlog::logger& log();
+
+// Makes `fields` current_log_fields() on this thread while it lives: around one log call.
+class ScopedLogFields {
+ public:
+  explicit ScopedLogFields(const LogFields& fields);
+  ~ScopedLogFields();
+  ScopedLogFields(const ScopedLogFields&) = delete;
+  ScopedLogFields& operator=(const ScopedLogFields&) = delete;
+
+ private:
+  const LogFields* previous_;
+};
 
 }  // namespace jail

@@ -16,14 +16,26 @@ class RepeatFilter {
   // whatever a tool sprays.
   static constexpr std::size_t kKinds = 256;
 
-  // Whether this report of `kind` is to be logged: its first. Later ones are counted.
-  [[nodiscard]] bool first(const std::string& kind);
+  // What the count line says of a kind besides its text (for --log-format json).
+  struct Kind {
+    std::string syscall;
+    std::string rule;
+    std::string action;
+  };
 
-  // "<verb> <kind> N more times" for each kind that came again, then the others' count.
-  void log_repeats(std::string_view verb) const;
+  // Whether this report of `kind` is to be logged: its first. Later ones are counted.
+  [[nodiscard]] bool first(const std::string& kind, const Kind& fields);
+
+  // "<verb> <kind> N more times" for each kind that came again, then the others' count;
+  // `event` names them in the structured fields (jail/log_fields.hpp).
+  void log_repeats(std::string_view verb, std::string_view event) const;
 
  private:
-  std::map<std::string, std::uint64_t, std::less<>> times_;
+  struct Seen {
+    Kind fields;
+    std::uint64_t times = 0;
+  };
+  std::map<std::string, Seen, std::less<>> seen_;
   std::uint64_t others_ = 0;
 };
 

@@ -191,7 +191,12 @@ void RunscDenialLog::on_line(std::string_view line) {
       names.empty() ? std::string("denied") : fmt::format("{}", fmt::join(names, " or "));
   const std::string kind = fmt::format("{} by policy {} → {}", record.syscall,
                                        policy_ ? policy_->name : std::string("?"), record.action);
-  if (repeats_.first(kind)) {
+  const LogFields structured{.event = "denied",
+                             .syscall = record.syscall,
+                             .pid = static_cast<int>(record.pid),
+                             .action = record.action};
+  const ScopedLogFields scope(structured);
+  if (repeats_.first(kind, {record.syscall, "", record.action})) {
     jail::log().warn("denied {} in sandbox pid {} by policy {} → {} (gVisor reports no arguments)",
                      record.syscall, record.pid, policy_ ? policy_->name : std::string("?"),
                      record.action);

@@ -42,7 +42,7 @@ class RunscDenialLog {
 
   [[nodiscard]] const Denials& denials() const { return denials_; }
   // As DenialHandler's: how many more of each kind came. Once, after drain().
-  void log_repeats() const { repeats_.log_repeats("denied"); }
+  void log_repeats() const { repeats_.log_repeats("denied", "denied"); }
   // The first denial the policy answers with `kill` whatever the arguments: the run's
   // violation. The loader's filter has the sentry end the process for it; under an OCI profile
   // gVisor only sends the thread SIGSYS (seccomp/oci_export.cpp), which a tool may catch. Either

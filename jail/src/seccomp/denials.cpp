@@ -102,8 +102,8 @@ SyscallUse* DenialHandler::use_of(int nr) {
 }
 
 void DenialHandler::log_summary() const {
-  logged_.log_repeats("allowed and logged");
-  denied_.log_repeats("denied");
+  logged_.log_repeats("allowed and logged", "allowed_and_logged");
+  denied_.log_repeats("denied", "denied");
   if (unknown_numbers_ > kKeptUnknownNumbers) {
     jail::log().warn("the tool called {} syscall numbers no table knows; the first {} are kept",
                      unknown_numbers_, kKeptUnknownNumbers);
@@ -212,10 +212,19 @@ bool DenialHandler::handle_one(int init_pidfd) {
   const std::string kind =
       record.syscall + (by != std::string::npos ? text.substr(by) : " → " + record.action);
   if (by != std::string::npos) text.insert(by, fmt::format(" in pid {}", record.pid));
-  if (decision.action.kind == policy::ActionKind::log) {
-    if (logged_.first(kind)) jail::log().info("allowed and logged {}", text);
+  const RepeatFilter::Kind fields{record.syscall, record.rule, record.action};
+  const bool logged = decision.action.kind == policy::ActionKind::log;
+  const LogFields structured{.event = logged ? "allowed_and_logged" : "denied",
+                             .syscall = record.syscall,
+                             .args = &record.args,
+                             .pid = static_cast<int>(record.pid),
+                             .rule = record.rule,
+                             .action = record.action};
+  const ScopedLogFields scope(structured);
+  if (logged) {
+    if (logged_.first(kind, fields)) jail::log().info("allowed and logged {}", text);
   } else {
-    if (denied_.first(kind)) jail::log().warn("denied {}", text);
+    if (denied_.first(kind, fields)) jail::log().warn("denied {}", text);
     ++denials_.count;
     if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
     if (fatal && !violation_) violation_ = record;
