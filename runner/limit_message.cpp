@@ -81,6 +81,10 @@ std::optional<std::string> limit_message(const Result& result) {
              file_size_text(limits);
     case Limit::output:
       return std::string("the tool's output was cut at its --max-output limit");
+    case Limit::tmpfs:
+      return std::string(
+          "a tmpfs of the jail ended full, so the tool's writes there failed (ENOSPC): "
+          "--tmpfs-size (for /tmp) or --tmpfs DST:SIZE gives it more");
   }
   return std::nullopt;
 }

@@ -42,6 +42,8 @@ std::string_view to_string(Limit limit) {
       return "file_size";
     case Limit::output:
       return "output";
+    case Limit::tmpfs:
+      return "tmpfs";
   }
   return "unknown";
 }

@@ -26,6 +26,7 @@ struct RunRecord {
   std::vector<SyscallUse> syscalls_seen;
   std::optional<Lookups> lookups;
   double wall_ms = 0;
+  bool tmpfs_full = false;  // a writable tmpfs of the jail ended with no room left
 };
 
 [[nodiscard]] Result decide_result(const RunRecord& record, const Process::State& state);

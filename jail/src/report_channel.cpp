@@ -29,7 +29,7 @@ void ReportChannel::drain() {
       if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
         int fd = -1;
         std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
-        fds_.push_back({report.kind, UniqueFd(fd)});
+        fds_.push_back({report.kind, UniqueFd(fd), report.detail});
       }
     }
     if (n == static_cast<ssize_t>(sizeof report)) reports_.push_back(report);
@@ -45,6 +45,19 @@ UniqueFd ReportChannel::take(child::ReportKind kind) {
     }
   }
   return {};
+}
+
+std::vector<std::pair<int, UniqueFd>> ReportChannel::take_all(child::ReportKind kind) {
+  std::vector<std::pair<int, UniqueFd>> taken;
+  for (auto it = fds_.begin(); it != fds_.end();) {
+    if (it->kind == kind) {
+      taken.emplace_back(it->detail, std::move(it->fd));
+      it = fds_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return taken;
 }
 
 }  // namespace jail

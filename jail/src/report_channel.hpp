@@ -2,6 +2,7 @@
 // (the pty master, the seccomp listener).
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "child/report.hpp"
@@ -23,11 +24,14 @@ class ReportChannel {
   [[nodiscard]] const std::vector<child::Report>& reports() const { return reports_; }
   // Descriptors received since the last call, by kind; ownership passes to the caller.
   [[nodiscard]] UniqueFd take(child::ReportKind kind);
+  // Every descriptor of `kind` received so far, with its report's detail.
+  [[nodiscard]] std::vector<std::pair<int, UniqueFd>> take_all(child::ReportKind kind);
 
  private:
   struct Received {
     child::ReportKind kind;
     UniqueFd fd;
+    int detail = -1;
   };
   UniqueFd socket_;
   bool open_ = true;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -125,6 +126,8 @@ void Supervisor::on_reports() {
         state_.lookups == LookupTrace::record ? std::make_unique<LookupRecorder>(state_.jail_mounts)
                                               : nullptr);
   }
+  for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
+    tmpfs_.emplace_back(op, std::move(mount));
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ =
         std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output,
@@ -219,6 +222,29 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
   return true;
 }
 
+bool Supervisor::any_tmpfs_full() {
+  bool full = false;
+  for (auto& [op, mount] : tmpfs_) {
+    struct statfs fs {};
+    if (::fstatfs(mount.get(), &fs) != 0) continue;
+    const std::uint64_t block = fs.f_bsize;
+    // Full: less than 64 KiB or no inode left, where the tool's last writes failed.
+    if (fs.f_bavail * block >= 64 * 1024 && fs.f_ffree > 0) continue;
+    full = true;
+    const std::size_t index = static_cast<std::size_t>(op);
+    const auto& ops = state_.context.ops;
+    jail::log().warn(
+        "the jail's tmpfs at {} ended full ({:.1f} of {:.1f} MiB used{}): writes "
+        "there failed with ENOSPC",
+        index < ops.size() ? ops[index].target : std::string("?"),
+        static_cast<double>((fs.f_blocks - fs.f_bavail) * block) / (1 << 20),
+        static_cast<double>(fs.f_blocks * block) / (1 << 20),
+        fs.f_ffree == 0 ? ", no inode left" : "");
+  }
+  tmpfs_.clear();  // the last references to those mounts: they go now
+  return full;
+}
+
 Result Supervisor::finish() {
   state_.timeline.mark(child::Phase::jail_exited);
   RunRecord record;
@@ -238,6 +264,9 @@ Result Supervisor::finish() {
   }
   state_.waited = true;
   record.reports = state_.reports.reports();
+  for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
+    tmpfs_.emplace_back(op, std::move(mount));
+  record.tmpfs_full = any_tmpfs_full();
   record.wall_ms = std::chrono::duration<double, std::milli>(ended_at_ - state_.started).count();
   record.timed_out = timed_out_;
   record.output_truncated = (output_ && output_->truncated()) || terminal_truncated;

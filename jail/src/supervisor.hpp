@@ -74,6 +74,11 @@ class Supervisor {
   bool ended_for_violation_ = false;  // runsc: the sandbox was killed for a denied call
   static constexpr std::chrono::milliseconds kLogRest{10};
   std::optional<Clock::time_point> log_rest_until_;  // runsc's log is not polled before then
+  // The jail's writable tmpfs mounts (mount op index, a descriptor of the mount): read at the
+  // end, to name one that filled up.
+  std::vector<std::pair<int, UniqueFd>> tmpfs_;
+  // Logs each of them that ended full; true if one did.
+  [[nodiscard]] bool any_tmpfs_full();
   bool ended_ = false;
   Clock::time_point ended_at_;  // when the init's end was seen: the run's wall time ends there
 };

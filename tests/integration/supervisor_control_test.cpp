@@ -103,6 +103,58 @@ TEST_P(SupervisorControl, ARepeatedDenialIsOneLineAndACount) {
   EXPECT_LT(text.size(), 4096U) << text;
 }
 
+// A log collector filters denials on fields, not by parsing the message.
+TEST_P(SupervisorControl, JsonLogLinesCarryADenialsFields) {
+  TempDir work;
+  const std::string log = work / "jail.jsonl";
+  const RunResult r =
+      run({"--log-format", "json", "--log-file", log, "--no-cwd", "--", "python3", "-c",
+           "import socket\nfor _ in range(3):\n try: socket.sethostname('x')\n"
+           " except OSError: pass"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::string text = read_file(log).value_or("");
+  json first, repeats;
+  for (const std::string& line : split_lines(text)) {
+    const json entry = json::parse(line, nullptr, false);
+    ASSERT_TRUE(entry.is_object()) << line;
+    if (entry.value("event", "") != "denied") continue;
+    (entry.contains("args") ? first : repeats) = entry;
+  }
+  EXPECT_EQ(first.value("syscall", ""), "sethostname") << text;
+  EXPECT_EQ(first["args"].size(), 6U) << text;
+  EXPECT_GT(first.value("pid", 0), 0) << text;
+  EXPECT_TRUE(first.value("rule", "").starts_with("default.policy:")) << text;
+  EXPECT_EQ(first.value("action", ""), "errno EPERM") << text;
+  EXPECT_EQ(first.value("count", 0), 1) << text;
+  EXPECT_EQ(repeats.value("syscall", ""), "sethostname") << text;
+  EXPECT_EQ(repeats.value("count", 0), 2) << text;
+  EXPECT_EQ(repeats.value("rule", ""), first.value("rule", "")) << text;
+}
+
+// A tool whose writes failed because a tmpfs of the jail filled up is told why: limit_hit names
+// it, and the log says which mount and how full. A run with room to spare names nothing.
+TEST_P(SupervisorControl, AFullTmpfsIsNamed) {
+  TempDir work;
+  const std::string status = work / "status.json";
+  const RunResult full = run(
+      {"--status-file", status, "--no-cwd", "--tmpfs-size", "4M", "--tmpfs", "/scratch:1M", "--",
+       "sh", "-c", "head -c 8M /dev/zero > /tmp/big; echo tmp=$?; echo small > /scratch/x"});
+  EXPECT_NE(full.out.find("tmp=1"), std::string::npos) << describe(full);
+  json s = status_of(status);
+  EXPECT_EQ(s.value("limit_hit", json()).dump(), "\"tmpfs\"") << s.dump();
+  EXPECT_NE(full.err.find("the jail's tmpfs at /tmp ended full (4.0 of 4.0 MiB used)"),
+            std::string::npos)
+      << describe(full);
+  EXPECT_EQ(full.err.find("tmpfs at /scratch"), std::string::npos) << describe(full);
+
+  const RunResult roomy = run({"--status-file", status, "--no-cwd", "--tmpfs-size", "4M", "--",
+                               "sh", "-c", "head -c 1M /dev/zero > /tmp/some"});
+  ASSERT_EQ(roomy.exit_code, 0) << describe(roomy);
+  s = status_of(status);
+  EXPECT_TRUE(s["limit_hit"].is_null()) << s.dump();
+  EXPECT_EQ(roomy.err.find("ended full"), std::string::npos) << describe(roomy);
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(SupervisorControl);
 
 // utime + stime of the process itself (its threads, not its children), in seconds.

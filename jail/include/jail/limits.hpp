@@ -42,7 +42,8 @@ struct Limits {
 
 // Which limit ended (or shaped) the run.
 // `output`: --max-output cut the tool's stdout/stderr (the tool got EPIPE or SIGPIPE).
-enum class Limit { memory, pids, wall_time, cpu_time, file_size, output };
+// tmpfs: a writable tmpfs of the jail (/tmp, --tmpfs) ended full; the tool's writes there failed.
+enum class Limit { memory, pids, wall_time, cpu_time, file_size, output, tmpfs };
 
 [[nodiscard]] std::string_view to_string(Limit);
 

@@ -30,8 +30,8 @@ inline constexpr int kSetupFailedStatus = 125;
 }
 
 // A record with a file descriptor attached (SCM_RIGHTS); the buffer lives on the stack.
-inline bool send_fd(int socket, ReportKind kind, int fd) {
-  Report report{kind, 0, 0, fd};
+inline bool send_fd(int socket, ReportKind kind, int fd, std::int32_t detail) {
+  Report report{kind, 0, 0, detail};
   iovec data{&report, sizeof report};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr message{};
@@ -49,6 +49,10 @@ inline bool send_fd(int socket, ReportKind kind, int fd) {
     sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
   } while (sent < 0 && errno == EINTR);
   return sent == static_cast<ssize_t>(sizeof report);
+}
+
+inline bool send_fd(int socket, ReportKind kind, int fd) {
+  return send_fd(socket, kind, fd, fd);
 }
 
 // A setup step failed: said on the report socket, then the end of this process. The native

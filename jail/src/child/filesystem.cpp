@@ -295,6 +295,12 @@ void apply_op(Plan& plan, int root, std::size_t index) {
           0) {
         fail(plan, Step::mount, errno, detail);
       }
+      // The parent keeps the tool's writable tmpfs mounts, to say at the end which filled up
+      // (fstatfs still reads one after the jail's mount namespace is gone). Best effort: a
+      // report that cannot be sent costs only that line.
+      if (op.kind == OpKind::tmpfs && !op.read_only) {
+        (void)send_fd(plan.report_fd, ReportKind::tmpfs, source, detail);
+      }
       ::close(source);
       op.source_fd = -1;
       ::close(target);

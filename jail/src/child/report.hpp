@@ -15,6 +15,7 @@ enum class ReportKind : std::int32_t {
   seccomp_listener = 5,  // carries the tool's seccomp user-notification fd
   timing = 6,            // --trace-timing: step = the Phase, time_ns = when (CLOCK_MONOTONIC)
   running = 7,           // runsc's keeper started runsc (it exec'd or ended): jail's thread goes on
+  tmpfs = 8,             // carries a writable tmpfs of the jail; detail = its mount op's index
 };
 
 struct Report {
