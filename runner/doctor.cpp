@@ -3,6 +3,7 @@
 #include "doctor.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 
 #include <fstream>
 #include <iostream>
@@ -52,14 +53,37 @@ Verdict judge(const std::vector<Check>& checks) {
   return verdict;
 }
 
+// What the caller can do here, in the order a user asks it: can jail run my tool, can it limit
+// it. cgroups are required for full isolation but not for a run: without them only the limits
+// (--memory, --pids, --cpus) are refused, and a plain `jail -- CMD` works.
 std::string summary(const Verdict& verdict) {
-  std::string text;
-  if (verdict.full_isolation()) {
-    text = "jail can run with full isolation here";
-  } else {
-    text = "jail cannot run with full isolation here: it needs " + join(verdict.missing, ", ");
+  std::vector<std::string> blocking;
+  for (const std::string& name : verdict.missing) {
+    if (name != "cgroups") blocking.push_back(name);
   }
-  if (!verdict.limited.empty()) text += "; limited: " + join(verdict.limited, ", ");
+  const bool cgroups_missing = verdict.missing.size() != blocking.size();
+  const bool cgroups_limited =
+      std::find(verdict.limited.begin(), verdict.limited.end(), "cgroups") != verdict.limited.end();
+  std::string text;
+  if (!blocking.empty()) {
+    text = "runs: no — it needs " + join(blocking, ", ");
+  } else {
+    text = verdict.full_isolation() ? "runs: yes, with full isolation" : "runs: yes";
+  }
+  if (cgroups_missing) {
+    text +=
+        "; limits (--memory, --pids, --cpus): no — they need a cgroup delegated to this user "
+        "(the cgroups line says which controllers are missing)";
+  } else if (cgroups_limited) {
+    text += "; limits: some (the cgroups line says which)";
+  } else {
+    text += "; limits: yes";
+  }
+  std::vector<std::string> limited;
+  for (const std::string& name : verdict.limited) {
+    if (name != "cgroups") limited.push_back(name);
+  }
+  if (!limited.empty()) text += "; limited: " + join(limited, ", ");
   if (!verdict.unavailable.empty()) text += "; not available: " + join(verdict.unavailable, ", ");
   return text;
 }

@@ -188,6 +188,28 @@ TEST(Doctor, TextHasOneLinePerCheckAndAVerdict) {
   EXPECT_EQ(lines.back().rfind("verdict: ", 0), 0u) << lines.back();
 }
 
+// An ordinary user without a delegated cgroup can run tools, just not limit them: the verdict
+// says so, where it said jail "cannot run".
+TEST(Doctor, AnOrdinaryUserIsToldWhatWorks) {
+  if (geteuid() != 0) GTEST_FAIL() << "needs root to run doctor as uid 65534 (CI is root)";
+  const DoctorRun run = run_binary({"doctor"}, kNobody);
+  const std::vector<std::string> lines = lines_of(run.out);
+  ASSERT_FALSE(lines.empty()) << run.err;
+  const std::string& verdict = lines.back();
+  EXPECT_EQ(verdict.rfind("verdict: runs: yes", 0), 0U) << verdict;
+  const nlohmann::json report =
+      nlohmann::json::parse(run_binary({"doctor", "--format", "json"}, kNobody).out);
+  if (report["cgroups"]["status"] == "missing") {
+    EXPECT_NE(verdict.find("limits (--memory, --pids, --cpus): no — they need a cgroup delegated"),
+              std::string::npos)
+        << verdict;
+  }
+  EXPECT_EQ(verdict.find("cannot run"), std::string::npos) << verdict;
+  // And a plain run works for that user, as the verdict says.
+  const DoctorRun plain = run_binary({"--no-cwd", "--", "true"}, kNobody);
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+}
+
 // Root learns the non-root answer by probing as uid 65534; a real uid-65534 run must agree.
 TEST(Doctor, UnprivilegedAnswerMatchesAnUnprivilegedRun) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run doctor as uid 65534";
