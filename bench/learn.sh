@@ -51,7 +51,7 @@ time_ms() {
   case $mode in
     bare) ./learn_workload "$n" ;;
     enforce) "$jail" -- ./learn_workload "$n" ;;
-    learn) "$jail" policy learn -o /dev/null -- ./learn_workload "$n" 2>/dev/null ;;
+    learn) "$jail" policy learn -o "$build/bench/learned.policy" -- ./learn_workload "$n" 2>/dev/null ;;
   esac
   end=$(now_ns)
   echo $(((end - start) / 1000))
