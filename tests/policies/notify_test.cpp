@@ -95,36 +95,10 @@ TEST(Notify, SupervisorAnswersWithTheEvaluator) {
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
 }
 
-TEST(Notify, AllowedCallsNeverReachTheSupervisor) {
-  // With notify routing an allowed call must not block: the child would hang without a
-  // supervisor. It runs with no one listening, so a wrong route shows up as ENOSYS.
-  Policy p = parse_policy("default allow\nerrno EACCES getppid if arg0 == 1\n", "t.policy");
-  Program prog = compile(p, Routing::notify);
-  pid_t pid = fork();
-  if (pid == 0) {
-    sock_fprog fprog = prog.fprog();
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    long fd =
-        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
-    if (fd < 0) _exit(91);
-    close(static_cast<int>(fd));  // no supervisor: notified calls fail with ENOSYS
-    if (syscall(SYS_getppid, 0) <= 0) _exit(92);
-    long r = syscall(SYS_getppid, 1);
-    _exit(r == -1 && errno == ENOSYS ? 0 : 93);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-}
-
-// A quiet errno is answered by the filter itself under notify routing, a loud one is not. With
-// no one listening, a notified call fails with ENOSYS, so the errnos tell the routes apart.
-TEST(Notify, QuietRefusalsAreAnsweredInTheKernel) {
-  Policy p = parse_policy(
-      "default allow\nquietly errno EACCES getppid if arg0 == 1\nerrno EACCES getppid\n",
-      "t.policy");
-  Program prog = compile(p, Routing::notify);
+// Runs `calls` in a child under `prog` with the listener closed: no supervisor, so a notified
+// call fails with ENOSYS. The child's exit code (91: the filter could not be installed), or -1.
+template <typename Calls>
+int exit_code_without_supervisor(Program prog, Calls calls) {
   pid_t pid = fork();
   if (pid == 0) {
     sock_fprog fprog = prog.fprog();
@@ -133,15 +107,40 @@ TEST(Notify, QuietRefusalsAreAnsweredInTheKernel) {
         syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
     if (fd < 0) _exit(91);
     close(static_cast<int>(fd));
-    long quiet = syscall(SYS_getppid, 1);
-    if (quiet != -1 || errno != EACCES) _exit(92);
-    long loud = syscall(SYS_getppid, 2);
-    _exit(loud == -1 && errno == ENOSYS ? 0 : 93);
+    _exit(calls());
   }
   int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+TEST(Notify, AllowedCallsNeverReachTheSupervisor) {
+  // With notify routing an allowed call must not block: the child would hang without a
+  // supervisor. It runs with no one listening, so a wrong route shows up as ENOSYS.
+  Policy p = parse_policy("default allow\nerrno EACCES getppid if arg0 == 1\n", "t.policy");
+  EXPECT_EQ(exit_code_without_supervisor(compile(p, Routing::notify),
+                                         [] {
+                                           if (syscall(SYS_getppid, 0) <= 0) return 92;
+                                           long r = syscall(SYS_getppid, 1);
+                                           return r == -1 && errno == ENOSYS ? 0 : 93;
+                                         }),
+            0);
+}
+
+// A quiet errno is answered by the filter itself under notify routing, a loud one is not. With
+// no one listening, a notified call fails with ENOSYS, so the errnos tell the routes apart.
+TEST(Notify, QuietRefusalsAreAnsweredInTheKernel) {
+  Policy p = parse_policy(
+      "default allow\nquietly errno EACCES getppid if arg0 == 1\nerrno EACCES getppid\n",
+      "t.policy");
+  EXPECT_EQ(exit_code_without_supervisor(compile(p, Routing::notify),
+                                         [] {
+                                           long quiet = syscall(SYS_getppid, 1);
+                                           if (quiet != -1 || errno != EACCES) return 92;
+                                           long loud = syscall(SYS_getppid, 2);
+                                           return loud == -1 && errno == ENOSYS ? 0 : 93;
+                                         }),
+            0);
 }
 
 }  // namespace
