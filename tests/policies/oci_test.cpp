@@ -43,7 +43,7 @@ std::string read_file(const std::string& path) {
   return buf.str();
 }
 
-// The real profiles live beside the repository (shared/fixtures/seccomp), not in it.
+// Docker's and Podman's real profiles, kept in the repository (fixtures/seccomp/README.md).
 std::string fixture(const std::string& name) {
   std::string path = std::string(SECCOMP_FIXTURES_DIR) + "/" + name;
   if (!fs::exists(path))

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A fresh clone has nothing beside it: no test, script or build file may name a path outside the
-# repository (the sibling ../shared this project grew up next to, or this machine's checkout).
+# repository (a sibling directory beside the checkout, or this machine's own checkout path).
 # Paths inside a jail (/work/tool.sh in a test's Spec) are not host paths and are not matched.
 # Prints each offending line and exits 1; else says how many files it read.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "${root}"
-pattern='\.\./shared|/work/(main|shared)\b|(PROJECT|CMAKE)_SOURCE_DIR\}/\.\.(/|$)|\$\(dirname[^)]*\)/\.\./\.\./\.\.'
+# The sibling's name is spelled in two pieces, so this file does not name it either.
+sibling="sha""red"
+pattern="\\.\\./${sibling}|/work/(main|${sibling})\\b|(PROJECT|CMAKE)_SOURCE_DIR\\}/\\.\\.(/|\$)|\\\$\\(dirname[^)]*\\)/\\.\\./\\.\\./\\.\\."
 files=()
 while IFS= read -r -d '' f; do files+=("$f"); done < <(
   git ls-files -z -- tests scripts fuzz bench examples .ci cmake CMakeLists.txt '*/CMakeLists.txt' 2>/dev/null ||
