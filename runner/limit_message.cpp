@@ -85,6 +85,10 @@ std::optional<std::string> limit_message(const Result& result) {
       return std::string(
           "a tmpfs of the jail ended full, so the tool's writes there failed (ENOSPC): "
           "--tmpfs-size (for /tmp) or --tmpfs DST:SIZE gives it more");
+    case Limit::open_files:
+      return std::string(
+          "a process of the jail used every file descriptor its limit allows, so opening one "
+          "more failed (EMFILE): --max-open-files raises it");
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 #include "rlimits.hpp"
 #include "root_layout.hpp"
 #include "runsc/sandbox.hpp"
+#include "seccomp/exit_watch.hpp"
 #include "seccomp/lookup_policy.hpp"
 #include "seccomp/prepare.hpp"
 #include "spawn_support.hpp"
@@ -103,6 +105,23 @@ PtyPlan plan_pty(const Spec& spec) {
   return plan;
 }
 
+// Path lookups (--trace-lookups) and, under an open-files limit, exits reach the supervisor even
+// where the policy allows them: it notes the path, or counts the exiting process's descriptors.
+// Returns whether exits are routed.
+bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t start_envp) {
+  const bool lookups = spec.lookups == LookupTrace::record;
+  const bool exits = rlimit_in_force(spec.limits, RLIMIT_NOFILE).has_value();
+  if (!lookups && !exits) return false;
+  policy::Policy routed = *policy.policy;
+  if (lookups) routed = with_lookups_traced(routed, start_envp);
+  if (exits) routed = with_exits_watched(routed, policy.name);
+  recompile_routed(policy, routed,
+                   lookups && exits ? "path lookups and exits"
+                   : lookups        ? "path lookups"
+                                    : "exits");
+  return exits;
+}
+
 std::string clone_failure_message(int err) {
   std::string text = fmt::format("cannot create the jail's namespaces (clone3): {}: {}",
                                  strerrorname_np(err), std::strerror(err));
@@ -154,8 +173,9 @@ Process launch(const Spec& spec) {
                                                      : prepare_policy(spec.policy);
   // The tool's own start passes plan.envp to execve: the address is the same in the child (a
   // copy of this process), which lets the filter tell that execve from the tool's own.
-  if (policy && spec.lookups == LookupTrace::record) {
-    trace_lookups(*policy, reinterpret_cast<std::uint64_t>(plan.envp));
+  if (policy) {
+    plan.exits_watched =
+        route_to_supervisor(*policy, spec, reinterpret_cast<std::uint64_t>(plan.envp));
   }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
   timeline.mark(child::Phase::policy_compiled);

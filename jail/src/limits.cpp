@@ -44,6 +44,8 @@ std::string_view to_string(Limit limit) {
       return "output";
     case Limit::tmpfs:
       return "tmpfs";
+    case Limit::open_files:
+      return "open_files";
   }
   return "unknown";
 }

@@ -80,6 +80,8 @@ void apply_limits(Result& result, const RunRecord& record, const Limits& limits,
     result.limit_hit = Limit::memory;  // a process of the jail was killed, the tool went on
   } else if (usage.pids_limit_hit) {
     result.limit_hit = Limit::pids;
+  } else if (record.open_files_full) {
+    result.limit_hit = Limit::open_files;
   } else if (record.tmpfs_full) {
     result.limit_hit = Limit::tmpfs;
   }

@@ -26,7 +26,8 @@ struct RunRecord {
   std::vector<SyscallUse> syscalls_seen;
   std::optional<Lookups> lookups;
   double wall_ms = 0;
-  bool tmpfs_full = false;  // a writable tmpfs of the jail ended with no room left
+  bool tmpfs_full = false;       // a writable tmpfs of the jail ended with no room left
+  bool open_files_full = false;  // a process ended holding every descriptor RLIMIT_NOFILE allows
 };
 
 [[nodiscard]] Result decide_result(const RunRecord& record, const Process::State& state);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -125,6 +126,9 @@ void Supervisor::on_reports() {
         std::move(listener), state_.policy, state_.learn,
         state_.lookups == LookupTrace::record ? std::make_unique<LookupRecorder>(state_.jail_mounts)
                                               : nullptr);
+    if (const auto nofile = rlimit_in_force(state_.limits, RLIMIT_NOFILE)) {
+      denials_->watch_exits(nofile->soft);
+    }
   }
   for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
     tmpfs_.emplace_back(op, std::move(mount));
@@ -274,6 +278,7 @@ Result Supervisor::finish() {
     denials_->log_summary();
     record.denials = denials_->denials();
     record.violation = denials_->violation();
+    record.open_files_full = denials_->open_files_full();
     record.syscalls_seen = denials_->seen();
     record.lookups = denials_->lookups();
   }

@@ -155,6 +155,62 @@ TEST_P(SupervisorControl, AFullTmpfsIsNamed) {
   EXPECT_EQ(roomy.err.find("ended full"), std::string::npos) << describe(roomy);
 }
 
+// The kernel says nothing when an open fails with EMFILE; under --max-open-files jail counts a
+// process's descriptors as it exits, so a tool (or a child of it) that ran out is named, and one
+// with descriptors to spare is not.
+TEST_P(SupervisorControl, ReachingTheOpenFilesLimitIsNamed) {
+  TempDir work;
+  const std::string status = work / "status.json";
+  const RunResult tool =
+      run(concat({probe_mount(),
+                  {"--status-file", status, "--max-open-files", "16", "--", probe("lim_nofile")}}));
+  EXPECT_EQ(tool.exit_code, 0) << describe(tool);
+  EXPECT_NE(tool.out.find("result EMFILE"), std::string::npos) << describe(tool);
+  json s = status_of(status);
+  EXPECT_EQ(s.value("limit_hit", json()).dump(), "\"open_files\"") << s.dump();
+  EXPECT_NE(tool.err.find("ended holding 16 open files, all its limit allows"), std::string::npos)
+      << describe(tool);
+
+  // A child that runs out while its parent goes on and ends well.
+  const RunResult child =
+      run(concat({probe_mount(),
+                  {"--status-file", status, "--rlimit", "nofile=32", "--", "sh", "-c",
+                   probe("lim_nofile") + " >/dev/null; echo parent=$?"}}));
+  EXPECT_NE(child.out.find("parent=0"), std::string::npos) << describe(child);
+  s = status_of(status);
+  EXPECT_EQ(s.value("limit_hit", json()).dump(), "\"open_files\"") << s.dump();
+
+  const RunResult roomy = run({"--status-file", status, "--max-open-files", "64", "--", "sh", "-c",
+                               "exec 3</dev/null 4</dev/null; echo fine"});
+  EXPECT_EQ(roomy.exit_code, 0) << describe(roomy);
+  s = status_of(status);
+  EXPECT_TRUE(s["limit_hit"].is_null()) << s.dump();
+  EXPECT_EQ(roomy.err.find("open files"), std::string::npos) << describe(roomy);
+}
+
+// Under the limit the filter sends exit_group to the supervisor, which holds the listener only
+// once the tool has started: a start that fails after the filter is in must not wait for it.
+TEST_P(SupervisorControl, AFailedStartUnderTheOpenFilesLimitEndsAtOnce) {
+  TempDir work;
+  write_file(work / "not-executable", "#!/bin/sh\necho ran\n", 0644);
+  RunOptions options;
+  options.timeout = std::chrono::seconds(20);
+  const RunResult r = run(
+      {"--bind", work.path() + ":/work", "--max-open-files", "16", "--", "/work/not-executable"},
+      options);
+  EXPECT_FALSE(r.timed_out) << "jail was still running after 20 s";
+  EXPECT_EQ(r.exit_code, 126) << describe(r);
+
+  // A policy that leaves exit out cannot end such a start: refused before anything runs.
+  write_file(work / "no-exit.policy", "allow execve write exit_group read\ndefault errno EPERM\n");
+  const RunResult refused =
+      run({"--policy", work / "no-exit.policy", "--max-open-files", "16", "--", "true"}, options);
+  EXPECT_EQ(refused.exit_code, 125) << describe(refused);
+  EXPECT_NE(refused.err.find("must allow exit plainly (not log) under an open-files limit"),
+            std::string::npos)
+      << describe(refused);
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(SupervisorControl);
 
 // utime + stime of the process itself (its threads, not its children), in seconds.

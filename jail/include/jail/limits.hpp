@@ -43,7 +43,9 @@ struct Limits {
 // Which limit ended (or shaped) the run.
 // `output`: --max-output cut the tool's stdout/stderr (the tool got EPIPE or SIGPIPE).
 // tmpfs: a writable tmpfs of the jail (/tmp, --tmpfs) ended full; the tool's writes there failed.
-enum class Limit { memory, pids, wall_time, cpu_time, file_size, output, tmpfs };
+// open_files: a process of the jail ended holding as many descriptors as RLIMIT_NOFILE allows
+// (--max-open-files), so its next open failed with EMFILE (best effort: seen at exit_group).
+enum class Limit { memory, pids, wall_time, cpu_time, file_size, output, tmpfs, open_files };
 
 [[nodiscard]] std::string_view to_string(Limit);
 

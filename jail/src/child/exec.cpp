@@ -15,7 +15,9 @@ namespace {
 
 [[noreturn]] void exec_failed(const Plan& plan, int err, int detail = -1) {
   send_report(plan.report_fd, ReportKind::exec_failed, Step::exec, err, detail);
-  ::_exit(err == ENOENT ? 127 : 126);
+  const int status = err == ENOENT ? 127 : 126;
+  if (plan.exits_watched) raw::exit_thread(status);
+  raw::exit_group(status);
 }
 
 // Calls `visit(candidate)` with each file execvp would try for the bare name `file` on `path`,

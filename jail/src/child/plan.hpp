@@ -86,6 +86,9 @@ struct Plan {
   std::size_t rlimit_count = 0;
 
   const sock_fprog* seccomp_program = nullptr;  // installed in the tool right before execve
+  // The program sends exit_group to the supervisor (seccomp/exit_watch.hpp): a failed start
+  // ends with exit, which the policy then allows plainly, instead.
+  bool exits_watched = false;
 
   // When set, the tool's stdio fds in pty_fds (bit n = fd n) are the slave of a pty allocated
   // inside the jail; the master goes to the parent, which relays it to the caller's terminal.

@@ -61,8 +61,8 @@ void reset_signals() {
   // Whether the command is there, asked while the filter still allows it: an ENOENT from
   // execve then means its interpreter or loader is missing, not the command.
   const CommandFile command = find_command_file(plan);
-  // Last before execve: the policy only has to allow execve (and write + exit_group, to report
-  // a failed exec), which launch() checks.
+  // Last before execve: the policy only has to allow execve (and write + exit_group, or exit under
+  // an open-files limit, to report a failed exec), which launch() checks.
   if (plan.seccomp_program != nullptr &&
       ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                 plan.seccomp_program) < 0) {

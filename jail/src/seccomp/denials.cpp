@@ -22,6 +22,7 @@
 #include "policy/evaluate.hpp"
 #include "policy/learn_conditions.hpp"
 #include "policy/syscalls.hpp"
+#include "seccomp/exit_watch.hpp"
 
 namespace jail {
 namespace {
@@ -101,6 +102,19 @@ SyscallUse* DenialHandler::use_of(int nr) {
   return &use;
 }
 
+void DenialHandler::note_exit(const seccomp_notif& request) {
+  if (open_files_full_) return;
+  const auto held = descriptors_at_limit(static_cast<pid_t>(request.pid), *open_files_limit_);
+  // Still waiting for the answer, so the pid was the caller's while its table was read.
+  std::uint64_t id = request.id;
+  if (!held || ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
+  open_files_full_ = true;
+  jail::log().warn(
+      "pid {} ended holding {} open files, all its limit allows: its opens past that failed "
+      "with EMFILE (--max-open-files raises the limit)",
+      pid_inside(static_cast<pid_t>(request.pid)), *held);
+}
+
 void DenialHandler::log_summary() const {
   logged_.log_repeats("allowed and logged", "allowed_and_logged");
   denied_.log_repeats("denied", "denied");
@@ -133,8 +147,9 @@ bool DenialHandler::handle_one(int init_pidfd) {
   }
   const policy::Decision decision = policy::evaluate(*policy_, request.data);
   if (decision.action.kind == policy::ActionKind::allow) {
-    // Only a traced lookup gets here allowed (the filter decides every other allow itself):
-    // noted above, it runs as the policy says, without a log line or a denial.
+    // Only a traced lookup or a watched exit gets here allowed (the filter decides every other
+    // allow itself): noted, it runs as the policy says, without a log line or a denial.
+    if (open_files_limit_ && native && request.data.nr == SYS_exit_group) note_exit(request);
     seccomp_notif_resp response{};
     response.id = request.id;
     response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

@@ -6,6 +6,7 @@
 #include <linux/seccomp.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +32,11 @@ class DenialHandler {
                 std::unique_ptr<LookupRecorder> lookups = nullptr);
 
   [[nodiscard]] int fd() const { return listener_.get(); }
+  // Under an open-files limit the filter sends exit_group here (seccomp/exit_watch.hpp): each
+  // exiting process's descriptors are counted before it lets go of them.
+  void watch_exits(std::uint64_t open_files_limit) { open_files_limit_ = open_files_limit; }
+  // A process of the jail ended holding every descriptor the limit allows.
+  [[nodiscard]] bool open_files_full() const { return open_files_full_; }
   // Every process under the filter is gone (the listener hung up): nothing more can come, and
   // polling it further would return at once, forever. What was recorded stays.
   void close_listener() { listener_.reset(); }
@@ -66,6 +72,10 @@ class DenialHandler {
   // Learning: keeps the value of the argument a learned rule conditions on (learn_conditions.hpp).
   static void note_condition_value(SyscallUse& use, const seccomp_data& data);
   std::unique_ptr<LookupRecorder> lookups_;
+  std::optional<std::uint64_t> open_files_limit_;
+  bool open_files_full_ = false;
+  // An exit_group on its way (the caller waits for the answer): notes a full descriptor table.
+  void note_exit(const seccomp_notif& request);
 };
 
 }  // namespace jail

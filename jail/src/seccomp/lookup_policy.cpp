@@ -7,9 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "jail/error.hpp"
 #include "seccomp/lookup_calls.hpp"
 
 namespace jail {
@@ -87,19 +84,6 @@ policy::Policy with_lookups_traced(const policy::Policy& policy, std::uint64_t s
     }
   }
   return traced;
-}
-
-void trace_lookups(PreparedPolicy& prepared, std::uint64_t start_envp) {
-  try {
-    prepared.program =
-        policy::compile(with_lookups_traced(*prepared.policy, start_envp), policy::Routing::notify);
-  } catch (const policy::CompileError& error) {
-    throw Error(
-        "policy", EINVAL,
-        fmt::format("cannot compile policy {} with its path lookups routed to the supervisor: {}",
-                    prepared.name, error.what()));
-  }
-  prepared.fprog = prepared.program.fprog();
 }
 
 }  // namespace jail

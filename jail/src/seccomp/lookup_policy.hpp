@@ -7,7 +7,6 @@
 #include <cstdint>
 
 #include "policy/policy.hpp"
-#include "seccomp/prepare.hpp"
 
 namespace jail {
 
@@ -17,9 +16,5 @@ namespace jail {
 // yet) or acts on an fd (AT_EMPTY_PATH), and `log` — routed to the supervisor — otherwise.
 [[nodiscard]] policy::Policy with_lookups_traced(const policy::Policy& policy,
                                                  std::uint64_t start_envp);
-
-// Recompiles `prepared`'s program from with_lookups_traced(prepared.policy); prepared.policy
-// itself stays the caller's, for the supervisor's decisions. Throws jail::Error (step "policy").
-void trace_lookups(PreparedPolicy& prepared, std::uint64_t start_envp);
 
 }  // namespace jail

@@ -81,6 +81,18 @@ std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
   return prepared;
 }
 
+void recompile_routed(PreparedPolicy& prepared, const policy::Policy& routed,
+                      std::string_view what) {
+  try {
+    prepared.program = policy::compile(routed, policy::Routing::notify);
+  } catch (const policy::CompileError& error) {
+    throw Error("policy", EINVAL,
+                fmt::format("cannot compile policy {} with {} routed to the supervisor: {}",
+                            prepared.name, what, error.what()));
+  }
+  prepared.fprog = prepared.program.fprog();
+}
+
 std::unique_ptr<PreparedPolicy> prepare_learning_policy() {
   auto prepared = std::make_unique<PreparedPolicy>();
   prepared->name = "learn";
@@ -88,7 +100,7 @@ std::unique_ptr<PreparedPolicy> prepare_learning_policy() {
     prepared->policy = std::make_shared<policy::Policy>(policy::parse_policy(
         "# jail policy learn: allow and report everything\n"
         "# (what jail itself runs before the supervisor listens is plainly allowed)\n"
-        "allow execve write exit_group\ndefault log\n",
+        "allow execve write exit exit_group\ndefault log\n",
         "learn.policy"));
     prepared->program = policy::compile(*prepared->policy, policy::Routing::notify);
   } catch (const std::exception& error) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "policy/compile.hpp"
 #include "policy/policy.hpp"
@@ -25,6 +26,12 @@ struct PreparedPolicy {
 // answers; direct for a filter loaded inside gVisor (runsc/policy_loader.hpp).
 [[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_policy(
     const std::string& name_or_path, policy::Routing routing = policy::Routing::notify);
+
+// Recompiles `prepared`'s program from `routed`, the same policy with some allowed calls sent to
+// the supervisor (lookups, exits); prepared.policy stays the caller's, for the supervisor's
+// decisions. Throws jail::Error (step "policy"), naming `what` was routed.
+void recompile_routed(PreparedPolicy& prepared, const policy::Policy& routed,
+                      std::string_view what);
 
 // Learn mode: every syscall but the baseline's fixed rules is logged (allowed and reported).
 [[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_learning_policy();

@@ -1,0 +1,80 @@
+#include "seccomp/exit_watch.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "jail/error.hpp"
+#include "policy/evaluate.hpp"
+#include "unique_fd.hpp"
+
+namespace jail {
+
+policy::Policy with_exits_watched(const policy::Policy& policy, const std::string& name) {
+  seccomp_data exit_call{};
+  exit_call.nr = SYS_exit;
+  exit_call.arch = AUDIT_ARCH_X86_64;
+  const policy::Decision decision = policy::evaluate(policy, exit_call);
+  if (decision.action.kind != policy::ActionKind::allow) {
+    throw Error("policy", EINVAL,
+                fmt::format("policy {} must allow exit plainly (not log) under an open-files "
+                            "limit (--max-open-files, --rlimit nofile): jail ends a failed start "
+                            "with it there; it decides '{}' at {}:{}",
+                            name, policy::to_string(decision.action), decision.where.file,
+                            decision.where.line));
+  }
+  policy::Policy watched = policy;
+  for (policy::Rule& rule : watched.rules) {
+    if (rule.syscall == SYS_exit_group && rule.action.kind == policy::ActionKind::allow) {
+      rule.action = policy::Action{policy::ActionKind::log, 0};
+    }
+  }
+  // Rules come first and the first match decides: this catches an exit_group that would have
+  // fallen through to an allowing default.
+  if (policy.default_action.kind == policy::ActionKind::allow) {
+    policy::Rule by_default;
+    by_default.syscall = SYS_exit_group;
+    by_default.action = policy::Action{policy::ActionKind::log, 0};
+    by_default.where = policy.default_where;
+    watched.rules.push_back(by_default);
+  }
+  return watched;
+}
+
+std::optional<std::uint64_t> descriptors_at_limit(pid_t pid, std::uint64_t limit) {
+  if (limit == 0) return std::nullopt;
+  const UniqueFd fds(
+      ::open(fmt::format("/proc/{}/fd", pid).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fds.valid()) return std::nullopt;
+  // Every descriptor of the jail is below the limit (jail sets it before the tool's execve, and
+  // dup2 above it fails), so a table without limit-1 has room.
+  struct stat last {};
+  if (::fstatat(fds.get(), std::to_string(limit - 1).c_str(), &last, AT_SYMLINK_NOFOLLOW) != 0) {
+    return std::nullopt;
+  }
+  std::uint64_t count = 0;
+  alignas(dirent64) std::array<char, 16384> buffer{};
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, fds.get(), buffer.data(), buffer.size());
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    for (long at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const dirent64*>(buffer.data() + at);
+      if (entry->d_name[0] != '.') ++count;
+      at += entry->d_reclen;
+    }
+  }
+  if (count < limit) return std::nullopt;
+  return count;
+}
+
+}  // namespace jail
