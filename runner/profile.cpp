@@ -42,6 +42,7 @@ const std::vector<Key>& keys() {
       {"gid", Type::number},
       {"cwd", Type::text},
       {"no-cwd", Type::toggle},
+      {"bind-follow", Type::toggle},
       {"dry-run", Type::toggle},
       {"session-dir", Type::path},
       {"trace-timing", Type::toggle},

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "bind_sources.hpp"
 #include "log.hpp"
 #include "output_capture.hpp"
 
@@ -200,6 +201,8 @@ Process launch(const Spec& spec) {
                      normalize_jail_path(spec.cwd),
                      spec.rootfs.value_or(""),
                      identity};
+  // With the caller's rights, before the child exists: it only attaches them.
+  const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context);
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;

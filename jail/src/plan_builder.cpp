@@ -29,10 +29,12 @@ child::MountOp& PlanBuilder::add(child::OpKind kind, const std::string& target,
 }
 
 void PlanBuilder::bind(const std::string& source, const std::string& target, bool read_only,
-                       const std::string& origin) {
+                       const std::string& origin, bool follow_symlinks) {
   child::MountOp& op = add(child::OpKind::bind, target, source, origin);
   op.source = keep(source);
   op.read_only = read_only;
+  op.follow_symlinks = follow_symlinks;
+  descriptions_.back().follow_symlinks = follow_symlinks;
   struct stat info {};
   // The mount point must match the source's type; a missing source is reported by the child
   // with its errno, so a guess of "directory" is harmless here.

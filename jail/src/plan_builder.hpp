@@ -18,8 +18,9 @@ inline constexpr const char* kHostMinimalRootOrigin = "the host-minimal root";
 
 struct OpDescription {
   std::string source;
-  std::string target;  // absolute, as the user wrote it
-  std::string origin;  // "--bind on the command line", "the host-minimal root", ...
+  std::string target;           // absolute, as the user wrote it
+  std::string origin;           // "--bind on the command line", "the host-minimal root", ...
+  bool follow_symlinks = true;  // a bind's: may its source go through a link
 };
 
 class PlanBuilder {
@@ -29,8 +30,10 @@ class PlanBuilder {
   PlanBuilder& operator=(const PlanBuilder&) = delete;
 
   // Targets are absolute paths inside the jail.
+  // `follow_symlinks`: false for the caller's binds (Mount::follow_symlinks), which then may not
+  // go through a link.
   void bind(const std::string& source, const std::string& target, bool read_only,
-            const std::string& origin);
+            const std::string& origin, bool follow_symlinks = true);
   // A dry run's writable view of the host directory `lower`; writes land in `upper`.
   void overlay(const std::string& lower, const std::string& upper, const std::string& work,
                const std::string& target, const std::string& origin);

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,34 @@ std::string type_mismatch_hint(const std::string& source, const std::string& tar
                                  "directory (a file mounts only on a file)";
 }
 
+// The first symbolic link on the way to `path`, as written: "/srv/data" of "/srv/data/x".
+std::string first_link_in(const std::string& path) {
+  std::filesystem::path prefix;
+  for (const auto& part : std::filesystem::path(path)) {
+    prefix /= part;
+    struct stat info {};
+    if (::lstat(prefix.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) return prefix.string();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string link_in_bind_source(const std::string& source) {
+  const std::string link = first_link_in(source);
+  std::error_code error;
+  const std::string leads_to = link.empty() ? "" : std::filesystem::read_symlink(link, error);
+  const std::string real = std::filesystem::canonical(source, error);
+  return fmt::format(
+      "{} is a symbolic link{}; jail does not follow links in a bind's source, where a tool "
+      "that could write there may have planted one. Bind the real path{}, or pass --bind-follow "
+      "(Mount::follow_symlinks) to follow it",
+      link.empty() ? source : link, leads_to.empty() ? "" : " to " + leads_to,
+      real.empty() ? "" : " (" + real + ")");
+}
+
+namespace {
+
 std::string mount_hint(Step step, int err, const OpDescription& op, const FailureContext& context) {
   if (step == Step::mount && err == EINVAL && !op.source.empty() && op.source.front() == '/') {
     return type_mismatch_hint(op.source, context.rootfs + op.target);
@@ -59,9 +88,12 @@ std::string mount_hint(Step step, int err, const OpDescription& op, const Failur
                      context.rootfs);
   }
   if (step == Step::open_bind_source && err == ENOENT) return ": the source does not exist";
+  if (step == Step::open_bind_source && err == ELOOP && !op.follow_symlinks) {
+    return ": " + link_in_bind_source(op.source);
+  }
   if (step == Step::open_bind_source && err == EACCES) {
-    return ": the source is not reachable by the jail's setup identity; bind a path the caller "
-           "owns or can read";
+    return ": jail opens a bind's source with the caller's own rights, and the caller cannot "
+           "reach this one; bind a path the caller can read";
   }
   if (step == Step::create_mount_target && err == EXDEV) {
     return ": the target path goes through a symlink that leads out of the jail's root; name "

@@ -59,6 +59,9 @@ struct Mount {
   std::string target;                       // absolute path inside the jail
   std::optional<std::uint64_t> size_bytes;  // tmpfs only
   std::string origin;
+  // A symbolic link anywhere in `source` is followed (--bind-follow). By default it is refused:
+  // a tool that could write where the source is may have planted it for the next run.
+  bool follow_symlinks = false;
 
   // Read as they are written: Mount::ro_bind("/srv/plugin", "/plugin", "the plugin directory").
   [[nodiscard]] static Mount bind(std::string source, std::string target, std::string origin = {}) {

@@ -1,9 +1,11 @@
 // Child side, after clone: no allocation, no exceptions, no logging. See plan.hpp.
 //
-// Sources are opened with open_tree() while the host root is still in view, so a source under the
-// staging directory, or one reached through an absolute symlink, resolves exactly as the caller
-// sees it. Targets are resolved inside the new root with RESOLVE_BENEATH: a symlink that leads
-// out of the root fails with EXDEV instead of redirecting a mount onto the host.
+// Bind sources are opened with the caller's rights: a root caller's by the parent before clone
+// (bind_sources.hpp), as the child will have no rights on host paths; an unprivileged caller's
+// here, with open_tree() while the host root is in view (the parent cannot copy a tree in a mount
+// namespace it does not own), as is the runsc keeper's.
+// Targets are resolved inside the new root with RESOLVE_BENEATH: a symlink that leads out of the
+// root fails with EXDEV instead of redirecting a mount onto the host.
 #include "child/filesystem.hpp"
 
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <cstring>
 
 #include "child/fail.hpp"
+#include "child/mount_attributes.hpp"
 #include "child/syscalls.hpp"
 #include "child/timing.hpp"
 
@@ -23,22 +26,6 @@ namespace jail::child {
 namespace {
 
 constexpr unsigned long long kBeneath = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-
-// Mount attributes for a bind: never suid; devices only where asked (the /dev nodes).
-unsigned bind_attributes(const MountOp& op) {
-  unsigned attr = MOUNT_ATTR_NOSUID;
-  if (!op.allow_devices) attr |= MOUNT_ATTR_NODEV;
-  if (!op.allow_exec) attr |= MOUNT_ATTR_NOEXEC;
-  if (op.read_only) attr |= MOUNT_ATTR_RDONLY;
-  return attr;
-}
-
-int set_attributes(int mount_fd, unsigned attr, bool recursive) {
-  mount_attr request{};
-  request.attr_set = attr;
-  return ::mount_setattr(mount_fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &request,
-                         sizeof request);
-}
 
 int make_tmpfs(const char* size, const char* mode, unsigned attr) {
   const int fs = ::fsopen("tmpfs", FSOPEN_CLOEXEC);
@@ -195,12 +182,21 @@ int make_overlay(const MountOp& op) {
 // attached anywhere: op.source_fd, or -1 for an optional one that is missing. 0, or errno with
 // `step` set.
 int open_bind_source(MountOp& op, Step& step) {
+  // A caller's bind may not go through a symbolic link (ELOOP): one the tool planted in an
+  // earlier run would lead this one's bind anywhere the caller can reach.
+  const int path = sys::openat2(AT_FDCWD, op.source, O_PATH | O_CLOEXEC,
+                                op.follow_symlinks ? 0 : RESOLVE_NO_SYMLINKS);
   op.source_fd =
-      ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+      path < 0 ? -1
+               : ::open_tree(path, "",
+                             AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
   if (op.source_fd < 0) {
+    const int err = errno;
+    if (path >= 0) ::close(path);
     step = Step::open_bind_source;
-    return op.optional && errno == ENOENT ? 0 : errno;
+    return op.optional && err == ENOENT ? 0 : err;
   }
+  ::close(path);
   if (set_attributes(op.source_fd, bind_attributes(op), true) != 0) {
     step = Step::restrict_bind_source;
     return errno;
@@ -208,17 +204,18 @@ int open_bind_source(MountOp& op, Step& step) {
   return 0;
 }
 
+// While the host root is in view: the sources are host paths. A root caller's binds come open
+// from the parent (bind_sources.hpp).
 void open_sources(Plan& plan) {
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     MountOp& op = plan.ops[i];
     const int detail = static_cast<int>(i);
     if (op.kind == OpKind::overlay) {
-      // Made while the host root is in view: the layers are host paths.
       op.source_fd = make_overlay(op);
       if (op.source_fd < 0) fail(plan, Step::mount_overlay, errno, detail);
       continue;
     }
-    if (op.kind != OpKind::bind) continue;
+    if (op.kind != OpKind::bind || plan.sources_opened) continue;
     Step step{};
     if (const int err = open_bind_source(op, step); err != 0) fail(plan, step, err, detail);
   }
@@ -227,7 +224,9 @@ void open_sources(Plan& plan) {
 // Mounts the new root at the staging directory and returns an O_PATH fd of it.
 int stage_root(const Plan& plan) {
   int root_mount = -1;
-  if (plan.rootfs_dir != nullptr) {
+  if (plan.rootfs_fd >= 0) {
+    root_mount = plan.rootfs_fd;  // opened and sealed by the parent
+  } else if (plan.rootfs_dir != nullptr) {
     root_mount =
         ::open_tree(AT_FDCWD, plan.rootfs_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (root_mount < 0) fail(plan, Step::stage_root, errno);

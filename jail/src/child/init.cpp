@@ -37,7 +37,8 @@ namespace jail::child {
 namespace {
 
 // Everything the caller's process had open (other jails' pipes, a library host's sockets) is
-// closed before anything else happens; only stdio and the two handshake pipes stay.
+// closed before anything else happens; only stdio, the two handshake pipes, the v1 cgroup files
+// and the bind sources stay.
 void close_inherited_fds(const Plan& plan) {
   for (int fd = 0; fd <= 2; ++fd) {
     if (plan.stdio_fds[fd] >= 0 && ::dup2(plan.stdio_fds[fd], fd) != fd) {
@@ -50,13 +51,20 @@ void close_inherited_fds(const Plan& plan) {
       fail(plan, Step::close_inherited_fds, EBADF);
     }
   }
-  unsigned keep[2 + Plan::kMaxCgroupTasks];
+  unsigned keep[3 + Plan::kMaxCgroupTasks + Plan::kMaxBindSources];
   std::size_t kept = 0;
   keep[kept++] = static_cast<unsigned>(plan.go_fd);
   keep[kept++] = static_cast<unsigned>(plan.report_fd);
   for (std::size_t i = 0; i < plan.cgroup_tasks_count; ++i) {
     keep[kept++] = static_cast<unsigned>(plan.cgroup_tasks_fds[i]);
   }
+  // The bind sources the parent opened (at most kMaxBindSources, which it checked).
+  for (std::size_t i = 0; i < plan.op_count; ++i) {
+    if (plan.ops[i].kind == OpKind::bind && plan.ops[i].source_fd >= 0) {
+      keep[kept++] = static_cast<unsigned>(plan.ops[i].source_fd);
+    }
+  }
+  if (plan.rootfs_fd >= 0) keep[kept++] = static_cast<unsigned>(plan.rootfs_fd);
   std::sort(keep, keep + kept);
   unsigned next = 3;
   for (std::size_t i = 0; i < kept; ++i) {

@@ -55,7 +55,10 @@ struct MountOp {
   const char* tmpfs_mode = nullptr;  // octal, for fsconfig
   const char* overlay_upper = nullptr;
   const char* overlay_work = nullptr;
-  int source_fd = -1;  // filled in by the child
+  bool follow_symlinks = true;  // a bind's source may go through links (jail's own binds)
+  // A bind's source as a detached mount, opened by the parent before clone (bind_sources.hpp);
+  // an overlay's, made by the child. -1 for an optional bind whose source is missing.
+  int source_fd = -1;
 };
 
 struct RlimitSetting {
@@ -69,6 +72,10 @@ struct Plan {
   std::size_t op_count = 0;
 
   const char* rootfs_dir = nullptr;  // null: a fresh tmpfs root
+  int rootfs_fd = -1;                // rootfs_dir as a detached read-only mount, the parent's
+  // A root caller's parent opened every bind source (and the rootfs) before clone; otherwise
+  // the child opens them, with the same rights: the caller's own uid.
+  bool sources_opened = false;
   const char* root_tmpfs_size = nullptr;
   const char* staging_dir = nullptr;  // where the new root is assembled before pivot_root
 
@@ -113,6 +120,8 @@ struct Plan {
   // v1 cgroups: the `tasks` file of each hierarchy, open for writing; the init writes "0" to
   // each right after the go byte, before anything else, and closes them.
   static constexpr std::size_t kMaxCgroupTasks = 16;
+  // Bind sources the child inherits open (MountOp::source_fd); launch() refuses more.
+  static constexpr std::size_t kMaxBindSources = 512;
   int cgroup_tasks_fds[kMaxCgroupTasks] = {};
   std::size_t cgroup_tasks_count = 0;
 

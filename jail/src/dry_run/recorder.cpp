@@ -23,6 +23,7 @@
 #include "jail/error.hpp"
 #include "log.hpp"
 #include "mountinfo.hpp"
+#include "setup_failure.hpp"
 
 namespace jail::dry_run {
 namespace fs = std::filesystem;
@@ -179,6 +180,15 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
     if (spec.mounts[i].kind != MountKind::bind) continue;
     const std::string host_dir = fs::weakly_canonical(spec.mounts[i].source).string();
+    // The layer is the resolved directory: a link on the way is refused as a bind's is.
+    fs::path as_written = fs::absolute(spec.mounts[i].source).lexically_normal();
+    if (!as_written.has_filename() && as_written.has_relative_path())
+      as_written = as_written.parent_path();
+    if (!spec.mounts[i].follow_symlinks && host_dir != as_written.string()) {
+      throw Error("dry_run", ELOOP,
+                  fmt::format("cannot dry-run --bind {}: {} ({})", spec.mounts[i].source,
+                              link_in_bind_source(spec.mounts[i].source), spec.mounts[i].origin));
+    }
     struct stat info {};
     if (::stat(host_dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
       throw Error("dry_run", ENOTDIR,
