@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -39,7 +40,7 @@ struct RawFlags {
       cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
-  bool no_cwd = false, quiet = false, trace_timing = false, dry_run = false;
+  bool no_cwd = false, quiet = false, trace_timing = false, dry_run = false, bind_follow = false;
   std::optional<std::string> session_dir;
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
@@ -55,6 +56,8 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--gid", f.gid, "group id of the tool inside the jail");
   app.add_option("--cwd", f.cwd, "working directory inside the jail (default: the current one)");
   app.add_flag("--no-cwd", f.no_cwd, "do not bind the current directory; start in /");
+  app.add_flag("--bind-follow", f.bind_follow,
+               "follow symbolic links in bind sources (refused by default: a tool may plant one)");
   one_each(app.add_option("--bind", f.binds,
                           "bind SRC[:DST] read-write (a ':' in a path is written \\:)"));
   one_each(app.add_option("--ro-bind", f.ro_binds,
@@ -195,6 +198,41 @@ std::vector<std::string> build_env(const RawFlags& f, const CLI::App& app, bool 
   return env;
 }
 
+// The home directory /etc/passwd gives `uid` (read as a file: getpwuid would pull NSS modules
+// into a static jail).
+std::optional<std::string> home_in_passwd(uid_t uid) {
+  std::ifstream passwd("/etc/passwd");
+  const std::string id = std::to_string(uid);
+  for (std::string line; std::getline(passwd, line);) {
+    // name:password:uid:gid:gecos:home:shell
+    std::vector<std::string> fields;
+    for (std::size_t start = 0;;) {
+      const std::size_t colon = line.find(':', start);
+      fields.push_back(line.substr(start, colon - start));
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    if (fields.size() >= 6 && fields[2] == id && fields[5].starts_with('/')) return fields[5];
+  }
+  return std::nullopt;
+}
+
+// The caller's home directory ($HOME, and the password database's) when `dir` is it or contains
+// it; nullopt otherwise.
+std::optional<std::string> home_within(const std::string& dir) {
+  std::vector<std::string> homes;
+  if (const char* env = std::getenv("HOME"); env != nullptr && env[0] == '/') homes.push_back(env);
+  if (const auto entry = home_in_passwd(::getuid())) homes.push_back(*entry);
+  for (const std::string& home : homes) {
+    std::error_code error;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(home, error);
+    if (error || resolved == "/") continue;
+    const std::filesystem::path inside = resolved.lexically_relative(dir);
+    if (!inside.empty() && *inside.begin() != "..") return resolved.string();
+  }
+  return std::nullopt;
+}
+
 // The caller's directory is bound read-only at its own path and is where the tool starts,
 // unless --no-cwd, a prepared --rootfs (which may not have that path), or it is "/".
 void add_cwd(Spec& spec, const RawFlags& f, std::vector<std::string>& notes) {
@@ -236,6 +274,14 @@ void add_cwd(Spec& spec, const RawFlags& f, std::vector<std::string>& notes) {
                   : "the sockets the host's services listen on (D-Bus, Docker, …)"));
   }
   if (bind_here) {
+    if (const auto home = home_within(here)) {
+      throw UsageError(fmt::format(
+          "the current directory {} {}: bound by default, it would show the tool ~/.ssh, "
+          "~/.gnupg, tokens and shell history. Run jail from a project directory, bind what the "
+          "tool needs (--ro-bind DIR or --bind DIR, with --cwd DIR), or pass --no-cwd",
+          here,
+          *home == here ? "is your home directory" : "contains your home directory " + *home));
+    }
     // A dry run makes it writable: the tool's writes land in the session, not here.
     spec.mounts.insert(spec.mounts.begin(),
                        Mount{f.dry_run ? MountKind::bind : MountKind::ro_bind, here, here,
@@ -603,6 +649,7 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
     }
   }
   warn_of_hidden_mounts(spec.mounts, from_profile, run.log.warnings);
+  for (Mount& mount : spec.mounts) mount.follow_symlinks = f.bind_follow;
   spec.limits = build_limits(f);
   spec.policy = f.policy;
   if (f.max_output) spec.max_output_bytes = size_flag("--max-output", *f.max_output);
