@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -203,10 +204,15 @@ const std::vector<NamedConstant> kConstants = {
     C(MADV_NOHUGEPAGE),
     C(MADV_DONTDUMP),
     C(MADV_DODUMP),
-    // chmod(2), open(2)'s mode
+    // chmod(2), open(2)'s mode; mknod(2)'s file type
     C(S_ISUID),
     C(S_ISGID),
     C(S_ISVTX),
+    C(S_IFMT),
+    C(S_IFCHR),
+    C(S_IFBLK),
+    // renameat2(2)
+    C(RENAME_WHITEOUT),
     // open(2), fcntl(2), *at(2)
     C(O_RDONLY),
     C(O_WRONLY),
