@@ -4,15 +4,18 @@
 #include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "child/mount_attributes.hpp"
 #include "child/report.hpp"
+#include "idmap.hpp"
 #include "jail/error.hpp"
 #include "setup_failure.hpp"
 #include "step.hpp"
@@ -40,6 +43,59 @@ UniqueFd detached_copy(int path_fd) {
       ::open_tree(path_fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
 }
 
+// The session's directory that holds the layer's upper/ and work/, open.
+UniqueFd open_layer_dir(const child::MountOp& op, std::size_t index,
+                        const FailureContext& context) {
+  const std::string upper = op.overlay_upper;
+  const std::string work = op.overlay_work;
+  const std::string dir = upper.substr(0, upper.rfind('/'));
+  if (dir.empty() || work.substr(0, work.rfind('/')) != dir) {
+    fail_like_child(Step::mount_overlay, EINVAL, index, context);
+  }
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) fail_like_child(Step::mount_overlay, errno, index, context);
+  return fd;
+}
+
+// The filesystem type of the mount `fd` is on ("ext4"), from /proc: for the idmap error.
+std::string filesystem_of(int fd) {
+  std::ifstream fdinfo(fmt::format("/proc/self/fdinfo/{}", fd));
+  std::string mount_id;
+  for (std::string line; std::getline(fdinfo, line);) {
+    if (line.starts_with("mnt_id:")) mount_id = line.substr(line.find_first_not_of(" \t", 7));
+  }
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  for (std::string line; std::getline(mountinfo, line);) {
+    if (mount_id.empty() || !line.starts_with(mount_id + " ")) continue;
+    const std::size_t dash = line.find(" - ");
+    if (dash == std::string::npos) break;
+    const std::size_t start = dash + 3;
+    return line.substr(start, line.find(' ', start) - start);
+  }
+  return "unknown";
+}
+
+// Shows the tree to the tool as its own: the bound directory's owner becomes the tool.
+void idmap_tree(int tree, int path, const struct stat& owner, IdmapNamespaces& namespaces,
+                const child::MountOp& op, const OpDescription& description) {
+  mount_attr request{};
+  request.attr_set = MOUNT_ATTR_IDMAP;
+  request.userns_fd = static_cast<std::uint64_t>(namespaces.for_owner(owner.st_uid, owner.st_gid));
+  if (::mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &request, sizeof request) == 0) {
+    return;
+  }
+  const int err = errno;
+  throw Error(
+      "idmap", err,
+      fmt::format("cannot mount {} at {}: {}: {}: jail shows a root caller's bind to the tool as "
+                  "its own with an idmapped mount, and {} (or a mount below it) cannot be "
+                  "idmapped{}. Bind a directory on another filesystem (ext4, xfs, btrfs, tmpfs), "
+                  "or run jail as the directory's owner instead of root{}",
+                  op.source, description.target, strerrorname_np(err), std::strerror(err),
+                  op.source, path >= 0 ? " (" + filesystem_of(path) + ")" : "",
+                  description.origin.empty() ? "" : " (from " + description.origin + ")"));
+}
+
 }  // namespace
 
 std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext& context) {
@@ -47,9 +103,11 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
   // Copying a tree takes CAP_SYS_ADMIN over the caller's mount namespace: a root caller's.
   if (::geteuid() != 0) return opened;
   plan.sources_opened = true;
+  IdmapNamespaces namespaces(context.identity.host_uid);
+  const bool idmapped = context.identity.idmap_caller.has_value();
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     child::MountOp& op = plan.ops[i];
-    if (op.kind != child::OpKind::bind) continue;
+    if (op.kind != child::OpKind::bind && op.kind != child::OpKind::overlay) continue;
     if (opened.size() == child::Plan::kMaxBindSources) {
       throw Error("open_bind_source", E2BIG,
                   fmt::format("the jail has more than {} binds; bind a common parent directory",
@@ -59,13 +117,39 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
     if (!path.valid()) {
       const int err = errno;
       if (op.optional && err == ENOENT) continue;
-      fail_like_child(Step::open_bind_source, err, i, context);
+      fail_like_child(
+          op.kind == child::OpKind::overlay ? Step::mount_overlay : Step::open_bind_source, err, i,
+          context);
     }
-    struct stat info {};
-    if (::fstat(path.get(), &info) == 0) op.target_is_dir = S_ISDIR(info.st_mode);
+    struct stat owner {};
+    if (::fstat(path.get(), &owner) != 0)
+      fail_like_child(Step::open_bind_source, errno, i, context);
+    if (op.kind == child::OpKind::bind) op.target_is_dir = S_ISDIR(owner.st_mode);
     UniqueFd tree = detached_copy(path.get());
     if (!tree.valid()) fail_like_child(Step::open_bind_source, errno, i, context);
-    if (child::set_attributes(tree.get(), child::bind_attributes(op), true) != 0) {
+    if (idmapped && op.idmap)
+      idmap_tree(tree.get(), path.get(), owner, namespaces, op, context.ops[i]);
+    if (op.kind == child::OpKind::overlay) {
+      // The child makes the overlay in its own namespace from the lower tree and this one, the
+      // session's directory of upper/ and work/ (overlayfs wants both on one mount).
+      UniqueFd layer = open_layer_dir(op, i, context);
+      if (idmapped) {
+        // The layer is the lower directory's owner's, mapped as the lower is: the tool's writes
+        // land in the session as they will on the host at commit. The session directory above
+        // stays the caller's alone (0700).
+        for (const char* name : {".", "upper", "work"}) {
+          if (::fchownat(layer.get(), name, owner.st_uid, owner.st_gid, AT_SYMLINK_NOFOLLOW) != 0)
+            fail_like_child(Step::mount_overlay, errno, i, context);
+        }
+        UniqueFd layer_tree = detached_copy(layer.get());
+        if (!layer_tree.valid()) fail_like_child(Step::mount_overlay, errno, i, context);
+        idmap_tree(layer_tree.get(), layer.get(), owner, namespaces, op, context.ops[i]);
+        op.overlay_layer_fd = layer_tree.get();
+        opened.push_back(std::move(layer_tree));
+      }
+    }
+    if (op.kind == child::OpKind::bind &&
+        child::set_attributes(tree.get(), child::bind_attributes(op), true) != 0) {
       fail_like_child(Step::restrict_bind_source, errno, i, context);
     }
     op.source_fd = tree.get();

@@ -17,12 +17,6 @@ namespace {
 constexpr uid_t kDefaultToolId = 1000;
 constexpr uid_t kHostNobody = 65534;
 
-// The inside id the setup steps run as for a root caller: 0, unless the tool itself is 0 inside
-// (then the tool's 0 is host nobody and the setup identity moves out of its way).
-constexpr uid_t setup_id_for(uid_t tool_id) {
-  return tool_id == 0 ? 65535 : 0;
-}
-
 void write_proc_file(pid_t pid, const char* name, const std::string& contents) {
   const std::string path = fmt::format("/proc/{}/{}", pid, name);
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
@@ -37,17 +31,19 @@ void write_proc_file(pid_t pid, const char* name, const std::string& contents) {
 
 }  // namespace
 
-Identity choose_identity(const Spec& spec, uid_t caller_uid, gid_t caller_gid) {
+Identity choose_identity(const Spec& spec, uid_t caller_uid, gid_t caller_gid,
+                         std::optional<uid_t> own_host_id) {
   Identity identity;
   if (caller_uid == 0) {
     identity.uid = spec.uid.value_or(kDefaultToolId);
     identity.gid = spec.gid.value_or(kDefaultToolId);
-    identity.host_uid = kHostNobody;
-    identity.host_gid = kHostNobody;
-    identity.uid_map =
-        fmt::format("{} {} 1\n{} 0 1\n", identity.uid, kHostNobody, setup_id_for(identity.uid));
-    identity.gid_map =
-        fmt::format("{} {} 1\n{} 0 1\n", identity.gid, kHostNobody, setup_id_for(identity.gid));
+    identity.host_uid = own_host_id.value_or(kHostNobody);
+    identity.host_gid = own_host_id.value_or(kHostNobody);
+    // One id each way and nothing else: no host 0 (nor any other host id) in the namespace.
+    identity.uid_map = fmt::format("{} {} 1\n", identity.uid, identity.host_uid);
+    identity.gid_map = fmt::format("{} {} 1\n", identity.gid, identity.host_gid);
+    identity.idmap_caller = caller_uid;
+    identity.idmap_caller_gid = caller_gid;
   } else {
     identity.uid = spec.uid.value_or(caller_uid);
     identity.gid = spec.gid.value_or(caller_gid);

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 #include "jail/spec.hpp"
@@ -18,13 +19,20 @@ struct Identity {
   std::string uid_map;    // contents for /proc/PID/uid_map
   std::string gid_map;
   bool deny_setgroups = false;  // the kernel requires it for a gid map written without CAP_SETGID
+  // A root caller's: the host ids the caller's binds are idmapped from (files of theirs show as
+  // the tool's, and the tool's writes land as theirs). nullopt: binds are not idmapped.
+  std::optional<uid_t> idmap_caller;
+  gid_t idmap_caller_gid = 0;
 };
 
-// A root caller's tool runs as 1000:1000 inside (or --uid/--gid), which is the unprivileged
-// 65534:65534 (nobody) on the host; the setup steps before the drop run as the caller (inside
-// uid 0) so that root-owned host paths can be bound. Any other caller's tool runs as that
-// caller mapped to itself (or to --uid/--gid inside), the only map it may write.
-[[nodiscard]] Identity choose_identity(const Spec& spec, uid_t caller_uid, gid_t caller_gid);
+// A root caller's tool runs as 1000:1000 inside (or --uid/--gid), which is `own_host_id` on the
+// host (id_slot.hpp: no other jail's, no user's), and that is the namespace's only id: the setup
+// before the drop runs as the tool's ids too, with capabilities over the jail's namespaces only,
+// and what it needs of host paths the parent opened (bind_sources.hpp). Any other caller's tool
+// runs as that caller mapped to itself (or to --uid/--gid inside), the only map it may write.
+// Without `own_host_id` (a bundle's layout, never run) a root caller's host ids read nobody.
+[[nodiscard]] Identity choose_identity(const Spec& spec, uid_t caller_uid, gid_t caller_gid,
+                                       std::optional<uid_t> own_host_id = std::nullopt);
 
 // Writes the maps for the child `pid`; throws jail::Error naming the file on failure.
 void write_id_maps(pid_t pid, const Identity& identity);

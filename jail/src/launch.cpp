@@ -143,7 +143,11 @@ Process launch(const Spec& spec) {
   Timeline timeline(spec.trace_timing);
   timeline.mark(child::Phase::launch);
   check_spec(spec);
-  const Identity identity = choose_identity(spec, ::geteuid(), ::getegid());
+  // A root caller's tool gets host ids no other jail and no user has, for as long as it runs.
+  IdSlot id_slot = ::geteuid() == 0 ? take_id_slot() : IdSlot();
+  const Identity identity =
+      choose_identity(spec, ::geteuid(), ::getegid(),
+                      id_slot.held() ? std::optional<uid_t>(id_slot.host_id()) : std::nullopt);
 
   std::unique_ptr<dry_run::Recorder> recorder =
       spec.dry_run ? dry_run::Recorder::begin(spec) : nullptr;
@@ -203,6 +207,7 @@ Process launch(const Spec& spec) {
                      identity};
   // With the caller's rights, before the child exists: it only attaches them.
   const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context);
+  state->id_slot = std::move(id_slot);
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;

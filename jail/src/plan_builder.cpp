@@ -41,6 +41,12 @@ void PlanBuilder::bind(const std::string& source, const std::string& target, boo
   op.target_is_dir = ::stat(source.c_str(), &info) != 0 || S_ISDIR(info.st_mode);
 }
 
+void PlanBuilder::bind_of_caller(const std::string& source, const std::string& target,
+                                 bool read_only, const std::string& origin, bool follow_symlinks) {
+  bind(source, target, read_only, origin, follow_symlinks);
+  ops_.back().idmap = true;
+}
+
 void PlanBuilder::overlay(const std::string& lower, const std::string& upper,
                           const std::string& work, const std::string& target,
                           const std::string& origin) {
@@ -49,6 +55,7 @@ void PlanBuilder::overlay(const std::string& lower, const std::string& upper,
   op.overlay_upper = keep(upper);
   op.overlay_work = keep(work);
   op.read_only = false;
+  op.idmap = true;  // a dry run's layers are always the caller's directories
 }
 
 void PlanBuilder::optional_bind(const std::string& source, const std::string& target) {

@@ -34,6 +34,9 @@ class PlanBuilder {
   // go through a link.
   void bind(const std::string& source, const std::string& target, bool read_only,
             const std::string& origin, bool follow_symlinks = true);
+  // A bind or layer of the caller's (not jail's own): idmapped for a root caller (idmap.hpp).
+  void bind_of_caller(const std::string& source, const std::string& target, bool read_only,
+                      const std::string& origin, bool follow_symlinks);
   // A dry run's writable view of the host directory `lower`; writes land in `upper`.
   void overlay(const std::string& lower, const std::string& upper, const std::string& work,
                const std::string& target, const std::string& origin);

@@ -17,6 +17,7 @@
 
 #include "cgroup/cgroup.hpp"
 #include "dry_run/recorder.hpp"
+#include "id_slot.hpp"
 #include "identity.hpp"
 #include "jail/launch.hpp"
 #include "plan_builder.hpp"
@@ -60,6 +61,8 @@ struct Process::State {
   // The tool's stdout is the pty (else a pipe or file of the caller's).
   bool pty_has_stdout = false;
   FailureContext context;
+  // A root caller's jail: its host ids, held until the State goes (the jail has ended).
+  IdSlot id_slot;
   bool forward_signals = false;
   Limits limits;
   // Owned for the jail's life: removed (after its usage is read) when the run ends, and by its

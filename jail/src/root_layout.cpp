@@ -128,8 +128,8 @@ void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& ide
     switch (mount.kind) {
       case MountKind::bind:
       case MountKind::ro_bind:
-        builder.bind(mount.source, target, mount.kind == MountKind::ro_bind, mount.origin,
-                     mount.follow_symlinks);
+        builder.bind_of_caller(mount.source, target, mount.kind == MountKind::ro_bind, mount.origin,
+                               mount.follow_symlinks);
         break;
       case MountKind::tmpfs:
         builder.tmpfs(target, mount.size_bytes.value_or(spec.tmp_size_bytes), 01777, false, true,

@@ -161,13 +161,13 @@ int write_file(int parent, const char* leaf, const char* data, std::size_t lengt
 // A dry run's layer: the host directory read through, writes kept in the session's upper dir.
 // userxattr: inside a user namespace overlayfs may keep its whiteout and opaque marks only as
 // user.overlay.* xattrs (trusted.* needs the host's CAP_SYS_ADMIN).
-int make_overlay(const MountOp& op) {
+int make_overlay_of(const char* lower, const char* upper, const char* work) {
   const int fs = ::fsopen("overlay", FSOPEN_CLOEXEC);
   if (fs < 0) return -1;
   int mnt = -1;
-  if (::fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", op.source, 0) == 0 &&
-      ::fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", op.overlay_upper, 0) == 0 &&
-      ::fsconfig(fs, FSCONFIG_SET_STRING, "workdir", op.overlay_work, 0) == 0 &&
+  if (::fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lower, 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", upper, 0) == 0 &&
+      ::fsconfig(fs, FSCONFIG_SET_STRING, "workdir", work, 0) == 0 &&
       ::fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) == 0 &&
       ::fsconfig(fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0) {
     mnt = ::fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
@@ -178,6 +178,54 @@ int make_overlay(const MountOp& op) {
   return mnt;
 }
 
+int make_overlay(const MountOp& op) {
+  return make_overlay_of(op.source, op.overlay_upper, op.overlay_work);
+}
+
+// `dir` + "/" + `name` into `out` (PATH_MAX), or false when it does not fit.
+bool join_path(char* out, const char* dir, const char* name) {
+  const std::size_t dir_length = std::strlen(dir);
+  const std::size_t name_length = std::strlen(name);
+  if (dir_length + 1 + name_length + 1 > PATH_MAX) return false;
+  std::memcpy(out, dir, dir_length);
+  out[dir_length] = '/';
+  std::memcpy(out + dir_length + 1, name, name_length + 1);
+  return true;
+}
+
+// A root caller's layer: the parent opened the lower directory and the session's layer
+// directory (upper/ and work/) as idmapped trees, which overlayfs takes only from mounts of this
+// namespace. So they are attached for a moment on a scratch tmpfs at the staging directory;
+// overlayfs keeps its own private copies, and the scratch goes before the root is staged there.
+int make_overlay_from_trees(const Plan& plan, MountOp& op) {
+  char lower[PATH_MAX], layer[PATH_MAX], upper[PATH_MAX], work[PATH_MAX];
+  if (!join_path(lower, plan.staging_dir, "lower") ||
+      !join_path(layer, plan.staging_dir, "layer") || !join_path(upper, layer, "upper") ||
+      !join_path(work, layer, "work")) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  const int scratch = make_tmpfs(nullptr, "0700", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  if (scratch < 0) return -1;
+  int mnt = -1;
+  if (::move_mount(scratch, "", AT_FDCWD, plan.staging_dir, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+    if (::mkdir(lower, 0700) == 0 && ::mkdir(layer, 0700) == 0 &&
+        ::move_mount(op.source_fd, "", AT_FDCWD, lower, MOVE_MOUNT_F_EMPTY_PATH) == 0 &&
+        ::move_mount(op.overlay_layer_fd, "", AT_FDCWD, layer, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+      mnt = make_overlay_of(lower, upper, work);
+    }
+    const int saved = errno;
+    (void)::umount2(plan.staging_dir, MNT_DETACH);
+    errno = saved;
+  }
+  const int saved = errno;
+  ::close(scratch);
+  ::close(op.source_fd);
+  ::close(op.overlay_layer_fd);
+  op.overlay_layer_fd = -1;
+  errno = saved;
+  return mnt;
+}
 // A bind's source as a detached copy of its tree, sealed with the op's attributes before it is
 // attached anywhere: op.source_fd, or -1 for an optional one that is missing. 0, or errno with
 // `step` set.
@@ -211,7 +259,7 @@ void open_sources(Plan& plan) {
     MountOp& op = plan.ops[i];
     const int detail = static_cast<int>(i);
     if (op.kind == OpKind::overlay) {
-      op.source_fd = make_overlay(op);
+      op.source_fd = plan.sources_opened ? make_overlay_from_trees(plan, op) : make_overlay(op);
       if (op.source_fd < 0) fail(plan, Step::mount_overlay, errno, detail);
       continue;
     }

@@ -35,6 +35,14 @@ bool identity_confirmed(const Plan& plan) {
 
 }  // namespace
 
+void take_tool_ids(const Plan& plan) {
+  // A root caller's supplementary groups (gid 0 among them) must not reach a host path. A
+  // non-root caller cannot drop them: the kernel requires setgroups "deny" for its gid map.
+  if (plan.may_setgroups && sys::clear_groups() != 0) fail(plan, Step::setgroups, errno);
+  if (sys::setresgid(plan.gid) != 0) fail(plan, Step::setgid, errno);
+  if (sys::setresuid(plan.uid) != 0) fail(plan, Step::setuid, errno);
+}
+
 void drop_identity(const Plan& plan) {
   // Both need CAP_SETPCAP, so they come before the uid change takes the capabilities away.
   if (::prctl(PR_SET_SECUREBITS, kSecurebits, 0, 0, 0) != 0) fail(plan, Step::securebits, errno);
@@ -42,11 +50,7 @@ void drop_identity(const Plan& plan) {
     if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
       fail(plan, Step::drop_bounding_set, errno, cap);
   }
-  // A root caller's supplementary groups (gid 0 among them) must not follow the tool in. A
-  // non-root caller cannot drop them: the kernel requires setgroups "deny" for its gid map.
-  if (plan.may_setgroups && sys::clear_groups() != 0) fail(plan, Step::setgroups, errno);
-  if (sys::setresgid(plan.gid) != 0) fail(plan, Step::setgid, errno);
-  if (sys::setresuid(plan.uid) != 0) fail(plan, Step::setuid, errno);
+  take_tool_ids(plan);  // done already; again, so the drop stands on its own
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
     fail(plan, Step::drop_capabilities, errno);
   }

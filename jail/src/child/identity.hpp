@@ -6,6 +6,9 @@
 
 namespace jail::child {
 
+// setresgid/setresuid to the tool's ids (and a root caller's groups cleared), keeping the
+// capabilities the init has over its own namespaces: the namespace maps no other id to act as.
+void take_tool_ids(const Plan& plan);
 void drop_identity(const Plan& plan);
 
 }  // namespace jail::child

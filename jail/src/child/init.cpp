@@ -51,7 +51,7 @@ void close_inherited_fds(const Plan& plan) {
       fail(plan, Step::close_inherited_fds, EBADF);
     }
   }
-  unsigned keep[3 + Plan::kMaxCgroupTasks + Plan::kMaxBindSources];
+  unsigned keep[3 + Plan::kMaxCgroupTasks + 2 * Plan::kMaxBindSources];
   std::size_t kept = 0;
   keep[kept++] = static_cast<unsigned>(plan.go_fd);
   keep[kept++] = static_cast<unsigned>(plan.report_fd);
@@ -60,8 +60,12 @@ void close_inherited_fds(const Plan& plan) {
   }
   // The bind sources the parent opened (at most kMaxBindSources, which it checked).
   for (std::size_t i = 0; i < plan.op_count; ++i) {
-    if (plan.ops[i].kind == OpKind::bind && plan.ops[i].source_fd >= 0) {
+    const OpKind kind = plan.ops[i].kind;
+    if ((kind == OpKind::bind || kind == OpKind::overlay) && plan.ops[i].source_fd >= 0) {
       keep[kept++] = static_cast<unsigned>(plan.ops[i].source_fd);
+    }
+    if (plan.ops[i].overlay_layer_fd >= 0) {
+      keep[kept++] = static_cast<unsigned>(plan.ops[i].overlay_layer_fd);
     }
   }
   if (plan.rootfs_fd >= 0) keep[kept++] = static_cast<unsigned>(plan.rootfs_fd);
@@ -184,6 +188,9 @@ void run(Plan& plan) {
   wait_for_parent(plan);
   // Before anything else: the jail's limits hold for all it does from here on.
   join_cgroups(plan);
+  // The namespace maps the tool's ids only: the setup runs as them, with capabilities over the
+  // jail's own namespaces and none over the host's files (the parent opened the bind sources).
+  take_tool_ids(plan);
   mark(plan, Phase::released);
   build_root(plan);
   if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);

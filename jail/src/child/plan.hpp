@@ -56,9 +56,13 @@ struct MountOp {
   const char* overlay_upper = nullptr;
   const char* overlay_work = nullptr;
   bool follow_symlinks = true;  // a bind's source may go through links (jail's own binds)
+  bool idmap = false;  // a caller's bind or dry-run layer: a root caller's tool sees it as its own
   // A bind's source as a detached mount, opened by the parent before clone (bind_sources.hpp);
   // an overlay's, made by the child. -1 for an optional bind whose source is missing.
   int source_fd = -1;
+  // A root caller's dry-run layer: the parent's idmapped tree of the directory that holds
+  // overlay_upper and overlay_work (source_fd then holds the lower directory's).
+  int overlay_layer_fd = -1;
 };
 
 struct RlimitSetting {
