@@ -127,7 +127,7 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
     if (op.kind == child::OpKind::bind) op.target_is_dir = S_ISDIR(owner.st_mode);
     UniqueFd tree = detached_copy(path.get());
     if (!tree.valid()) fail_like_child(Step::open_bind_source, errno, i, context);
-    if (idmapped && op.idmap)
+    if (idmapped && op.idmap && (op.kind == child::OpKind::overlay || context.identity.idmap_binds))
       idmap_tree(tree.get(), path.get(), owner, namespaces, op, context.ops[i]);
     if (op.kind == child::OpKind::overlay) {
       // The child makes the overlay in its own namespace from the lower tree and this one, the

@@ -23,6 +23,7 @@ struct Identity {
   // the tool's, and the tool's writes land as theirs). nullopt: binds are not idmapped.
   std::optional<uid_t> idmap_caller;
   gid_t idmap_caller_gid = 0;
+  bool idmap_binds = true;  // false under --policy none: only a dry run's layers are idmapped
 };
 
 // A root caller's tool runs as 1000:1000 inside (or --uid/--gid), which is `own_host_id` on the

@@ -145,9 +145,15 @@ Process launch(const Spec& spec) {
   check_spec(spec);
   // A root caller's tool gets host ids no other jail and no user has, for as long as it runs.
   IdSlot id_slot = ::geteuid() == 0 ? take_id_slot() : IdSlot();
-  const Identity identity =
+  Identity identity =
       choose_identity(spec, ::geteuid(), ::getegid(),
                       id_slot.held() ? std::optional<uid_t>(id_slot.host_id()) : std::nullopt);
+  // Through an idmapped bind the tool owns the caller's files; without a filter nothing keeps a
+  // set-id bit off them (the baseline does that), so binds stay unmapped. A dry run's layers
+  // stay idmapped: they are the caller's private session, and a commit drops set-id bits.
+  if (spec.policy == kNoPolicy && spec.seccomp_mode != SeccompMode::learn) {
+    identity.idmap_binds = false;
+  }
 
   std::unique_ptr<dry_run::Recorder> recorder =
       spec.dry_run ? dry_run::Recorder::begin(spec) : nullptr;

@@ -98,6 +98,22 @@ TEST_P(HostIdentity, BindsAreWrittenAsTheCallerAndAPrivateCwdWorks) {
   EXPECT_EQ(cwd.out, work.path() + "\nthe caller's\ndir\nmade\nnotes\n") << describe(cwd);
 }
 
+// Without a filter nothing keeps a set-id bit off an idmapped bind, so --policy none leaves a
+// root caller's binds unmapped: the tool is not the owner of root's files there.
+TEST_P(HostIdentity, WithoutAFilterBindsAreNotIdmapped) {
+  if (!as_root()) GTEST_SKIP() << "only a root caller's binds are idmapped";
+  TempDir work;
+  ASSERT_EQ(::chown(work.path().c_str(), 0, 0), 0);
+  const RunResult r = run({"--policy", "none", "--bind", work.path() + ":/w", "--", "sh", "-c",
+                           "touch /w/x; chmod u+s /w 2>&1; stat -c %u /w"});
+  EXPECT_NE(r.err.find("are not idmapped"), std::string::npos) << describe(r);
+  struct stat info {};
+  EXPECT_NE(::stat((work / "x").c_str(), &info), 0) << "the tool wrote in root's directory";
+  ASSERT_EQ(::stat(work.path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & S_ISUID, 0u);
+  EXPECT_NE(r.out.find("65534"), std::string::npos) << describe(r);  // root is nobody inside
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(HostIdentity);
 
 std::uint64_t outside_id(const std::string& uid_map) {

@@ -59,7 +59,8 @@ std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
   if (name_or_path == kNoPolicy) {
     jail::log().warn(
         "--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
-        "offers is open to it. Use this only to debug a policy.");
+        "offers is open to it, and a root caller's binds are not idmapped (the tool writes "
+        "there as the jail's own host id). Use this only to debug a policy.");
     return nullptr;
   }
   auto prepared = std::make_unique<PreparedPolicy>();
