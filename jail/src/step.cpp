@@ -32,6 +32,8 @@ std::string_view step_name(Step step) {
       return "detach_old_root";
     case Step::hostname:
       return "hostname";
+    case Step::session_keyring:
+      return "session_keyring";
     case Step::loopback_up:
       return "loopback_up";
     case Step::cwd:

@@ -50,6 +50,7 @@ enum class Step : std::int32_t {
   runsc_mount_namespace,  // the namespace its binds of the bundle's rootfs are made in
   runsc_fds,
   exec_runsc,
+  session_keyring,  // the init joining a fresh session keyring of its own
 };
 
 [[nodiscard]] std::string_view step_name(Step);

@@ -6,6 +6,7 @@
 // reports the status and exits too, and the kernel kills whatever is left in the namespace —
 // a daemon that double-forked to outlive the tool does not.
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -194,6 +195,11 @@ void run(Plan& plan) {
   mark(plan, Phase::released);
   build_root(plan);
   if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);
+  // The caller's session keyring is inherited; the tool gets an empty one of its own (ENOSYS: a
+  // kernel without keys, where there is nothing to leave behind).
+  if (::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS) {
+    fail(plan, Step::session_keyring, errno);
+  }
   if (plan.new_net) bring_loopback_up(plan);
 
   const sigset_t signals = reaper_signals();
