@@ -94,4 +94,49 @@ void warn_of_hidden_mounts(const std::vector<Mount>& mounts, const std::vector<b
   }
 }
 
+namespace {
+
+std::string without_trailing_slash(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+bool within_dir(const std::string& path, const std::string& dir) {
+  return path == dir || (path.starts_with(dir) && (dir == "/" || path[dir.size()] == '/'));
+}
+
+}  // namespace
+
+void add_protected(std::vector<Mount>& mounts, const std::vector<std::string>& subpaths) {
+  for (const std::string& subpath : subpaths) {
+    const std::string host = without_trailing_slash(
+        std::filesystem::path(absolute_host_path(subpath)).lexically_normal().string());
+    std::error_code error;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(host, error))) {
+      throw UsageError(fmt::format("--protect {}: {} does not exist", subpath, host));
+    }
+    // The last bind that shows it is the one the tool sees there.
+    const Mount* shown_by = nullptr;
+    for (const Mount& mount : mounts) {
+      if (mount.kind == MountKind::tmpfs) continue;
+      if (within_dir(host, without_trailing_slash(
+                               std::filesystem::path(mount.source).lexically_normal().string())))
+        shown_by = &mount;
+    }
+    if (shown_by == nullptr || shown_by->kind != MountKind::bind) {
+      throw UsageError(fmt::format(
+          "--protect {}: {} is {}; --protect makes part of a writable bind read-only, as in "
+          "--bind . --protect .git",
+          subpath, host,
+          shown_by == nullptr ? "in no bind of the jail"
+                              : "in the read-only bind of " + shown_by->source + " already"));
+    }
+    const std::string source =
+        without_trailing_slash(std::filesystem::path(shown_by->source).lexically_normal().string());
+    const std::string target =
+        without_trailing_slash(shown_by->target) + host.substr(source == "/" ? 0 : source.size());
+    mounts.push_back(Mount::ro_bind(host, target, "--protect " + subpath));
+  }
+}
+
 }  // namespace jail::runner

@@ -20,6 +20,12 @@ namespace jail::runner {
 // "DST[:SIZE]" for --tmpfs.
 [[nodiscard]] Mount parse_tmpfs(const std::string& text, const std::string& from);
 
+// --protect SUBPATH: each host path (against the current directory) that a writable bind of
+// `mounts` shows is bound again on top, read-only, where that bind shows it: `--bind .
+// --protect .git` keeps the history safe while the tool writes the rest. Throws UsageError when
+// a path does not exist or is in no writable bind.
+void add_protected(std::vector<Mount>& mounts, const std::vector<std::string>& subpaths);
+
 // Adds a warning for each mount that a later one hides (see mount_flags.cpp); `from_profile`
 // says, for each of `mounts`, whether a profile gave it.
 void warn_of_hidden_mounts(const std::vector<Mount>& mounts, const std::vector<bool>& from_profile,

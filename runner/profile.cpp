@@ -49,6 +49,7 @@ const std::vector<Key>& keys() {
       {"bind", Type::binds},
       {"ro-bind", Type::binds},
       {"tmpfs", Type::texts},
+      {"protect", Type::texts},
       {"rootfs", Type::path},
       {"env", Type::env},
       {"pass-env", Type::texts},

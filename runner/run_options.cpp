@@ -45,7 +45,7 @@ struct RawFlags {
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
               tty = "auto";
-  std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env;
+  std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env, protect;
 };
 
 void define_flags(CLI::App& app, RawFlags& f) {
@@ -56,6 +56,9 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--gid", f.gid, "group id of the tool inside the jail");
   app.add_option("--cwd", f.cwd, "working directory inside the jail (default: the current one)");
   app.add_flag("--no-cwd", f.no_cwd, "do not bind the current directory; start in /");
+  one_each(
+      app.add_option("--protect", f.protect,
+                     "SUBPATH of a writable bind kept read-only (e.g. --bind . --protect .git)"));
   app.add_flag("--bind-follow", f.bind_follow,
                "follow symbolic links in bind sources (refused by default: a tool may plant one)");
   one_each(app.add_option("--bind", f.binds,
@@ -556,7 +559,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
     for (const auto& setting : profile.settings) {
       const bool list = setting.flag == "--bind" || setting.flag == "--ro-bind" ||
                         setting.flag == "--tmpfs" || setting.flag == "--env" ||
-                        setting.flag == "--pass-env" || setting.flag == "--rlimit";
+                        setting.flag == "--pass-env" || setting.flag == "--rlimit" ||
+                        setting.flag == "--protect";
       if (!list && app->get_option(setting.flag)->count() > 0) continue;  // the command line's
       // --flag=value: a value that starts with a dash stays a value.
       words.push_back(setting.value ? setting.flag + "=" + *setting.value : setting.flag);
@@ -680,6 +684,7 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
   }
   spec.cgroup_parent = f.cgroup_parent;
   add_cwd(spec, f, run.log.notes);
+  add_protected(spec.mounts, f.protect);
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};
