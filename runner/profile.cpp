@@ -50,6 +50,7 @@ const std::vector<Key>& keys() {
       {"ro-bind", Type::binds},
       {"tmpfs", Type::texts},
       {"protect", Type::texts},
+      {"unmask", Type::texts},
       {"rootfs", Type::path},
       {"env", Type::env},
       {"pass-env", Type::texts},

@@ -45,7 +45,7 @@ struct RawFlags {
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
               tty = "auto";
-  std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env, protect;
+  std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env, protect, unmask;
 };
 
 void define_flags(CLI::App& app, RawFlags& f) {
@@ -59,6 +59,8 @@ void define_flags(CLI::App& app, RawFlags& f) {
   one_each(
       app.add_option("--protect", f.protect,
                      "SUBPATH of a writable bind kept read-only (e.g. --bind . --protect .git)"));
+  one_each(app.add_option("--unmask", f.unmask,
+                          "show a credential store a bind would mask (.ssh, .aws, .netrc, …)"));
   app.add_flag("--bind-follow", f.bind_follow,
                "follow symbolic links in bind sources (refused by default: a tool may plant one)");
   one_each(app.add_option("--bind", f.binds,
@@ -560,7 +562,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       const bool list = setting.flag == "--bind" || setting.flag == "--ro-bind" ||
                         setting.flag == "--tmpfs" || setting.flag == "--env" ||
                         setting.flag == "--pass-env" || setting.flag == "--rlimit" ||
-                        setting.flag == "--protect";
+                        setting.flag == "--protect" || setting.flag == "--unmask";
       if (!list && app->get_option(setting.flag)->count() > 0) continue;  // the command line's
       // --flag=value: a value that starts with a dash stays a value.
       words.push_back(setting.value ? setting.flag + "=" + *setting.value : setting.flag);
@@ -685,6 +687,9 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
   spec.cgroup_parent = f.cgroup_parent;
   add_cwd(spec, f, run.log.notes);
   add_protected(spec.mounts, f.protect);
+  for (const std::string& path : f.unmask) {
+    spec.unmask.push_back(std::filesystem::path(absolute_host_path(path)).lexically_normal());
+  }
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};

@@ -158,7 +158,8 @@ Process launch(const Spec& spec) {
   std::unique_ptr<dry_run::Recorder> recorder =
       spec.dry_run ? dry_run::Recorder::begin(spec) : nullptr;
   PlanBuilder builder;
-  add_root_layout(builder, spec, identity, recorder.get());
+  const std::vector<std::string> masked = add_root_layout(builder, spec, identity, recorder.get());
+  for (const std::string& path : masked) jail::log().info("masked the credential store {}", path);
   builder.set_argv(spec.argv);
   builder.set_envp(spec.env);
   builder.set_rlimits(rlimits_for(spec.limits));
@@ -214,6 +215,7 @@ Process launch(const Spec& spec) {
   // With the caller's rights, before the child exists: it only attaches them.
   const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context);
   state->id_slot = std::move(id_slot);
+  state->masked = masked;
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;

@@ -71,6 +71,13 @@ void PlanBuilder::device(const std::string& name) {
   ops_.back().target_is_dir = false;
 }
 
+void PlanBuilder::mask_file(const std::string& target, const std::string& origin) {
+  bind("/dev/null", target, true, origin);
+  ops_.back().allow_devices = true;
+  ops_.back().allow_exec = false;
+  ops_.back().target_is_dir = false;
+}
+
 void PlanBuilder::tmpfs(const std::string& target, std::uint64_t size_bytes, unsigned mode,
                         bool read_only, bool allow_exec, const std::string& origin) {
   child::MountOp& op = add(child::OpKind::tmpfs, target, "tmpfs", origin);

@@ -42,6 +42,8 @@ class PlanBuilder {
                const std::string& target, const std::string& origin);
   void optional_bind(const std::string& source, const std::string& target);
   void device(const std::string& name);  // /dev/NAME bound from the host
+  // The file at `target` hidden under the host's /dev/null, read-only: it reads as empty.
+  void mask_file(const std::string& target, const std::string& origin);
   void tmpfs(const std::string& target, std::uint64_t size_bytes, unsigned mode, bool read_only,
              bool allow_exec, const std::string& origin);
   void proc(const std::string& target);

@@ -63,6 +63,7 @@ struct Process::State {
   FailureContext context;
   // A root caller's jail: its host ids, held until the State goes (the jail has ended).
   IdSlot id_slot;
+  std::vector<std::string> masked;  // credential stores hidden in the binds (Result::masked)
   bool forward_signals = false;
   Limits limits;
   // Owned for the jail's life: removed (after its usage is read) when the run ends, and by its

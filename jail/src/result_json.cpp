@@ -76,6 +76,7 @@ std::string to_json(const Result& result) {
   json["limits"] = limits_json(result.limits);
   json["output_truncated"] = result.output_truncated;
   json["lookups"] = lookups_json(result.lookups);
+  json["masked"] = result.masked;
   json["dry_run"] = result.dry_run ? nlohmann::ordered_json{{"session", result.dry_run->id},
                                                             {"dir", result.dry_run->dir},
                                                             {"changes", result.dry_run->changes}}

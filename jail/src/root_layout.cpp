@@ -108,10 +108,36 @@ void add_dev(PlanBuilder& builder, const Spec& spec) {
   }
 }
 
+// Each credential store at the top of the bound directory `source` (shown at `target`) is covered
+// by an empty read-only entry: a directory by an empty tmpfs, a file by /dev/null. A link is
+// left alone: it resolves inside the jail, where a bind it leads into masks its own.
+void mask_secrets(PlanBuilder& builder, const std::string& source, const std::string& target,
+                  const std::vector<std::string>& unmask, std::vector<std::string>& masked) {
+  struct stat info {};
+  if (::stat(source.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return;
+  for (const std::string_view name : kMaskedSecrets) {
+    const std::string host = (std::filesystem::path(source) / name).lexically_normal().string();
+    if (::lstat(host.c_str(), &info) != 0) continue;
+    if (std::find(unmask.begin(), unmask.end(), host) != unmask.end()) continue;
+    const std::string inside = (std::filesystem::path(target) / name).lexically_normal().string();
+    const std::string origin = "the credential store " + host + " masked (--unmask shows it)";
+    if (S_ISDIR(info.st_mode)) {
+      builder.tmpfs(inside, 4096, 0500, true, false, origin);
+    } else if (S_ISREG(info.st_mode)) {
+      builder.mask_file(inside, origin);
+    } else {
+      continue;
+    }
+    masked.push_back(host);
+  }
+}
+
 }  // namespace
 
-void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& identity,
-                     const dry_run::Recorder* dry_run) {
+std::vector<std::string> add_root_layout(PlanBuilder& builder, const Spec& spec,
+                                         const Identity& identity,
+                                         const dry_run::Recorder* dry_run) {
+  std::vector<std::string> masked;
   if (!spec.rootfs) add_host_minimal(builder, spec, identity);
   builder.proc("/proc");
   add_dev(builder, spec);
@@ -123,6 +149,7 @@ void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& ide
     const dry_run::Layer* layer = dry_run != nullptr ? dry_run->layer_for_mount(i) : nullptr;
     if (layer != nullptr) {
       builder.overlay(layer->lower, layer->upper, layer->work, target, mount.origin + ", dry run");
+      mask_secrets(builder, mount.source, target, spec.unmask, masked);
       continue;
     }
     switch (mount.kind) {
@@ -130,6 +157,7 @@ void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& ide
       case MountKind::ro_bind:
         builder.bind_of_caller(mount.source, target, mount.kind == MountKind::ro_bind, mount.origin,
                                mount.follow_symlinks);
+        mask_secrets(builder, mount.source, target, spec.unmask, masked);
         break;
       case MountKind::tmpfs:
         builder.tmpfs(target, mount.size_bytes.value_or(spec.tmp_size_bytes), 01777, false, true,
@@ -137,6 +165,7 @@ void add_root_layout(PlanBuilder& builder, const Spec& spec, const Identity& ide
         break;
     }
   }
+  return masked;
 }
 
 }  // namespace jail

@@ -121,7 +121,8 @@ struct Result {
   Limits limits;                          // the limits the run had, echoed back
   std::optional<DryRunSession> dry_run;
   std::optional<SetupFailure> error;
-  std::vector<PhaseTime> timings;  // Spec::trace_timing only: every phase reached, in order
+  std::vector<PhaseTime> timings;   // Spec::trace_timing only: every phase reached, in order
+  std::vector<std::string> masked;  // host paths of credential stores hidden in the binds
 };
 
 // The CLI's exit code contract: the tool's own; 128+n for signal n; 124 timeout; 137 OOM;

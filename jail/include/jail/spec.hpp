@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -92,6 +93,21 @@ inline constexpr std::uint64_t kDefaultTmpSizeBytes = 256ull << 20;
 // Spec::policy for a run without a seccomp filter.
 inline constexpr std::string_view kNoPolicy = "none";
 
+// Names under a bound directory that hold credentials: masked in every bind of the caller's
+// unless Spec::unmask names them.
+inline constexpr std::array<std::string_view, 12> kMaskedSecrets = {".ssh",
+                                                                    ".gnupg",
+                                                                    ".aws",
+                                                                    ".azure",
+                                                                    ".config/gcloud",
+                                                                    ".kube",
+                                                                    ".docker/config.json",
+                                                                    ".netrc",
+                                                                    ".git-credentials",
+                                                                    ".pgpass",
+                                                                    ".npmrc",
+                                                                    ".pypirc"};
+
 struct Spec {
   // argv[0] is looked up on the PATH of `env` *inside* the jail unless it contains a '/'.
   std::vector<std::string> argv;
@@ -112,6 +128,9 @@ struct Spec {
   // Working directory inside the jail; must exist there (bind it with a Mount).
   std::string cwd = "/";
   std::vector<Mount> mounts;
+  // Credential stores at the top of a directory bind (kMaskedSecrets: .ssh, .aws, .netrc, …)
+  // are hidden under an empty read-only entry; these host paths are shown anyway (--unmask).
+  std::vector<std::string> unmask;
   std::uint64_t tmp_size_bytes = kDefaultTmpSizeBytes;
   std::optional<DryRun> dry_run;
 
