@@ -70,7 +70,9 @@ nlohmann::ordered_json mounts_json(const Spec& spec) {
     mounts.push_back({{"kind", kind},
                       {"source", mount.source},
                       {"target", mount.target},
-                      {"writable", mount.kind != MountKind::ro_bind}});
+                      {"writable", mount.kind != MountKind::ro_bind},
+                      // --protect: a read-only part of a writable bind (mount_flags.cpp).
+                      {"protected", mount.origin.starts_with("--protect ")}});
   }
   return mounts;
 }
@@ -120,6 +122,7 @@ std::string audit_record(const Spec& spec, const Result& result) {
       // What the tool could reach: a reviewer reads these without the spec.
       {"net", spec.net == Net::host ? "host" : "none"},
       {"mounts", mounts_json(spec)},
+      {"masked", status["masked"]},
       {"dry_run", status["dry_run"]},
       {"limits", status["limits"]},
       {"outcome", status["outcome"]},

@@ -151,12 +151,14 @@ TEST(AuditLog, SaysWhatTheToolCouldReachAndWhichRuleRefused) {
   const std::string sessions = work / "sessions";
   ::mkdir(data.c_str(), 0755);
   ::mkdir(out.c_str(), 0755);
+  ::mkdir((out + "/.git").c_str(), 0755);
+  ::mkdir((data + "/.aws").c_str(), 0755);
   ::chmod(out.c_str(), 0777);  // the tool runs as uid 1000 inside
-  const RunResult host_net =
-      run_jail({"--audit-log", log, "--no-cwd", "--net", "host", "--ro-bind", data + ":/data",
-                "--bind", out + ":/out", "--tmpfs", "/scratch", "--", "python3", "-c",
-                "import socket\ntry:\n socket.sethostname('x')\n"
-                "except OSError: pass"});
+  const RunResult host_net = run_jail({"--audit-log", log, "--no-cwd", "--net", "host", "--ro-bind",
+                                       data + ":/data", "--bind", out + ":/out", "--protect",
+                                       out + "/.git", "--tmpfs", "/scratch", "--", "python3", "-c",
+                                       "import socket\ntry:\n socket.sethostname('x')\n"
+                                       "except OSError: pass"});
   ASSERT_EQ(host_net.exit_code, 0) << describe(host_net);
   const RunResult dry =
       run_jail({"--audit-log", log, "--no-cwd", "--dry-run", "--session-dir", sessions, "--bind",
@@ -166,15 +168,18 @@ TEST(AuditLog, SaysWhatTheToolCouldReachAndWhichRuleRefused) {
   ASSERT_EQ(lines.size(), 2U);
   const auto first = nlohmann::json::parse(lines[0]);
   EXPECT_EQ(first["net"], "host") << first.dump();
-  bool ro_data = false, rw_out = false, tmpfs = false;
+  bool ro_data = false, rw_out = false, tmpfs = false, protect = false;
   for (const auto& mount : first["mounts"]) {
+    protect = protect || (mount["source"] == out + "/.git" && mount["target"] == "/out/.git" &&
+                          mount["writable"] == false && mount["protected"] == true);
     ro_data = ro_data || (mount["source"] == data && mount["target"] == "/data" &&
                           mount["kind"] == "ro_bind" && mount["writable"] == false);
     rw_out = rw_out || (mount["source"] == out && mount["target"] == "/out" &&
                         mount["kind"] == "bind" && mount["writable"] == true);
     tmpfs = tmpfs || (mount["target"] == "/scratch" && mount["kind"] == "tmpfs");
   }
-  EXPECT_TRUE(ro_data && rw_out && tmpfs) << first["mounts"].dump();
+  EXPECT_TRUE(ro_data && rw_out && tmpfs && protect) << first["mounts"].dump();
+  EXPECT_EQ(first["masked"], nlohmann::json::array({data + "/.aws"})) << first.dump();
   ASSERT_EQ(first["denials"]["count"], 1) << first.dump();
   const std::string rule = first["denials"]["first"][0].value("rule", "");
   EXPECT_TRUE(rule.starts_with("default.policy:")) << first["denials"].dump();
