@@ -38,6 +38,7 @@
 #include "seccomp/prepare.hpp"
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
+#include "user_quotas.hpp"
 
 namespace jail {
 namespace {
@@ -163,6 +164,7 @@ Process launch(const Spec& spec) {
   builder.set_argv(spec.argv);
   builder.set_envp(spec.env);
   builder.set_rlimits(rlimits_for(spec.limits));
+  builder.set_quotas(jail_quotas());
   child::Plan& plan = builder.finish();
   plan.rootfs_dir = spec.rootfs ? builder.keep(*spec.rootfs) : nullptr;
   plan.root_tmpfs_size = builder.keep(std::to_string(kRootTmpfsBytes));

@@ -135,7 +135,15 @@ void PlanBuilder::set_rlimits(std::vector<child::RlimitSetting> rlimits) {
   rlimits_ = std::move(rlimits);
 }
 
+void PlanBuilder::set_quotas(const std::vector<std::pair<std::string, std::string>>& quotas) {
+  quotas_.clear();
+  for (const auto& [path, value] : quotas)
+    quotas_.push_back({keep(path), keep(value), value.size()});
+}
+
 child::Plan& PlanBuilder::finish() {
+  plan_.quotas = quotas_.data();
+  plan_.quota_count = quotas_.size();
   plan_.rlimits = rlimits_.data();
   plan_.rlimit_count = rlimits_.size();
   plan_.ops = ops_.data();

@@ -62,6 +62,8 @@ class PlanBuilder {
   void set_argv(const std::vector<std::string>& argv);
   void set_envp(const std::vector<std::string>& env);
   void set_rlimits(std::vector<child::RlimitSetting> rlimits);
+  // Each (path, value) becomes a QuotaSetting the init writes.
+  void set_quotas(const std::vector<std::pair<std::string, std::string>>& quotas);
 
  private:
   child::MountOp& add(child::OpKind kind, const std::string& target, const std::string& source,
@@ -73,6 +75,7 @@ class PlanBuilder {
   std::vector<char*> argv_;
   std::vector<char*> envp_;
   std::vector<child::RlimitSetting> rlimits_;
+  std::vector<child::QuotaSetting> quotas_;
   child::Plan plan_;
 };
 

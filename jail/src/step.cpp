@@ -34,6 +34,8 @@ std::string_view step_name(Step step) {
       return "hostname";
     case Step::session_keyring:
       return "session_keyring";
+    case Step::user_quotas:
+      return "user_quotas";
     case Step::loopback_up:
       return "loopback_up";
     case Step::cwd:

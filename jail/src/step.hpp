@@ -51,6 +51,7 @@ enum class Step : std::int32_t {
   runsc_fds,
   exec_runsc,
   session_keyring,  // the init joining a fresh session keyring of its own
+  user_quotas,      // the init setting its user namespace's inotify/fanotify limits
 };
 
 [[nodiscard]] std::string_view step_name(Step);

@@ -105,6 +105,23 @@ void join_cgroups(const Plan& plan) {
   }
 }
 
+// The jail's own user namespace's per-user limits (user_quotas.hpp): CAP_SYS_RESOURCE in it is
+// what lets them be written, so before the drop. A limit this kernel lacks is skipped.
+void set_user_quotas(const Plan& plan) {
+  for (std::size_t i = 0; i < plan.quota_count; ++i) {
+    const QuotaSetting& quota = plan.quotas[i];
+    const int fd = ::open(quota.path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) continue;
+    if (fd < 0) fail(plan, Step::user_quotas, errno, static_cast<int>(i));
+    const ssize_t n = ::write(fd, quota.value, quota.value_len);
+    const int err = errno;
+    ::close(fd);
+    if (n != static_cast<ssize_t>(quota.value_len)) {
+      fail(plan, Step::user_quotas, n < 0 ? err : EIO, static_cast<int>(i));
+    }
+  }
+}
+
 void bring_loopback_up(const Plan& plan) {
   const int sock = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (sock < 0) fail(plan, Step::loopback_up, errno);
@@ -192,6 +209,7 @@ void run(Plan& plan) {
   // The namespace maps the tool's ids only: the setup runs as them, with capabilities over the
   // jail's own namespaces and none over the host's files (the parent opened the bind sources).
   take_tool_ids(plan);
+  set_user_quotas(plan);
   mark(plan, Phase::released);
   build_root(plan);
   if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);

@@ -71,6 +71,13 @@ struct RlimitSetting {
   rlim_t hard;
 };
 
+// A per-user-namespace limit (/proc/sys/user/NAME) the init sets in the jail's namespace.
+struct QuotaSetting {
+  const char* path = nullptr;  // "/proc/sys/user/max_inotify_instances"
+  const char* value = nullptr;
+  std::size_t value_len = 0;
+};
+
 struct Plan {
   MountOp* ops = nullptr;
   std::size_t op_count = 0;
@@ -95,6 +102,8 @@ struct Plan {
 
   const RlimitSetting* rlimits = nullptr;  // set in the tool right before execve
   std::size_t rlimit_count = 0;
+  const QuotaSetting* quotas = nullptr;  // set by the init in the jail's user namespace
+  std::size_t quota_count = 0;
 
   const sock_fprog* seccomp_program = nullptr;  // installed in the tool right before execve
   // The program sends exit_group to the supervisor (seccomp/exit_watch.hpp): a failed start
