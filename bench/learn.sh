@@ -77,7 +77,11 @@ for mode in "${modes[@]}"; do
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-printf 'learn: %d repetitions, interleaved; median wall time in ms (µs precision)\n' "$reps"
+# The load matters as much as jail: each notified call is two wake-ups between the tool and the
+# supervisor, cheap on a busy CPU and dear on an idle one in a VM: jail of 2026-11-29 measured
+# 7.8 µs per call at load 6.5 that day and 43-45 µs at rest on 2026-12-07.
+printf 'learn: %d repetitions, interleaved; median wall time in ms (µs precision); %s\n' "$reps" \
+  "$(load_line)"
 printf '%-28s %12s %12s %12s %14s %14s\n' "workload" "bare" "enforce" "learn" "learn/enforce" "learn/bare"
 for n in "${sizes[@]}"; do
   printf '%-28s %12.1f %12.1f %12.1f %14s %14s\n' "$((n * 3)) syscalls" \
