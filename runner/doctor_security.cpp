@@ -112,8 +112,9 @@ Check check_seccomp() {
 Check check_landlock() {
   Check check;
   check.name = "landlock";
-  // jail confines the filesystem with mount namespaces and a minimal read-only root; Landlock
-  // would be a second, independent layer, so its absence does not block a run.
+  // jail scopes the tool's abstract Unix sockets with Landlock (ABI 6+); without it a run goes
+  // on, and only --net host loses that scope (the jail's own network namespace has none of the
+  // host's abstract sockets).
   check.need = Need::optional;
   const long abi =
       syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -125,7 +126,12 @@ Check check_landlock() {
   if (abi > 0) {
     check.status = Status::ok;
     check.finding = "ABI version " + std::to_string(abi);
-    check.meaning = "available as an extra filesystem layer; jail does not depend on it";
+    check.meaning =
+        abi >= 6 ? "abstract Unix sockets are scoped to the jail (with --net host the host's are "
+                   "unreachable)"
+                 : "too old to scope abstract Unix sockets (ABI 6): with --net host the tool "
+                   "reaches the host's (X11, daemons' control sockets); the status JSON says "
+                   "abstract_sockets_scoped: false";
     return check;
   }
   check.facts["error"] = errno_name(error);
@@ -133,7 +139,9 @@ Check check_landlock() {
   check.finding = error == EOPNOTSUPP ? "built in but not enabled (add landlock to lsm= at boot)"
                   : error == ENOSYS   ? "not built into this kernel"
                                       : "unavailable: " + errno_name(error);
-  check.meaning = "no extra filesystem layer; jail's mount-namespace confinement is unaffected";
+  check.meaning =
+      "abstract Unix sockets are not scoped: with --net host the tool reaches the host's (X11, "
+      "daemons' control sockets); the status JSON says abstract_sockets_scoped: false";
   return check;
 }
 

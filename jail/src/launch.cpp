@@ -124,6 +124,12 @@ bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t
   return exits;
 }
 
+// Landlock's ABI version on this kernel; 0 without Landlock.
+long landlock_abi() {
+  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1 /* _VERSION */);
+  return abi > 0 ? abi : 0;
+}
+
 std::string clone_failure_message(int err) {
   std::string text = fmt::format("cannot create the jail's namespaces (clone3): {}: {}",
                                  strerrorname_np(err), std::strerror(err));
@@ -192,6 +198,7 @@ Process launch(const Spec& spec) {
         route_to_supervisor(*policy, spec, reinterpret_cast<std::uint64_t>(plan.envp));
   }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
+  plan.scope_abstract_sockets = landlock_abi() >= child::kLandlockAbiAbstractScope;
   timeline.mark(child::Phase::policy_compiled);
   const PtyPlan pty = plan_pty(spec);
   plan.pty = pty.enabled;
@@ -218,6 +225,7 @@ Process launch(const Spec& spec) {
   const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context);
   state->id_slot = std::move(id_slot);
   state->masked = masked;
+  state->abstract_sockets_scoped = plan.scope_abstract_sockets;
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;

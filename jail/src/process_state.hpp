@@ -63,7 +63,8 @@ struct Process::State {
   FailureContext context;
   // A root caller's jail: its host ids, held until the State goes (the jail has ended).
   IdSlot id_slot;
-  std::vector<std::string> masked;  // credential stores hidden in the binds (Result::masked)
+  std::vector<std::string> masked;       // credential stores hidden in the binds (Result::masked)
+  bool abstract_sockets_scoped = false;  // Result::abstract_sockets_scoped
   bool forward_signals = false;
   Limits limits;
   // Owned for the jail's life: removed (after its usage is read) when the run ends, and by its

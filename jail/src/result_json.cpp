@@ -77,6 +77,7 @@ std::string to_json(const Result& result) {
   json["output_truncated"] = result.output_truncated;
   json["lookups"] = lookups_json(result.lookups);
   json["masked"] = result.masked;
+  json["abstract_sockets_scoped"] = result.abstract_sockets_scoped;
   json["dry_run"] = result.dry_run ? nlohmann::ordered_json{{"session", result.dry_run->id},
                                                             {"dir", result.dry_run->dir},
                                                             {"changes", result.dry_run->changes}}

@@ -36,6 +36,8 @@ std::string_view step_name(Step step) {
       return "session_keyring";
     case Step::user_quotas:
       return "user_quotas";
+    case Step::landlock_scope:
+      return "landlock_scope";
     case Step::loopback_up:
       return "loopback_up";
     case Step::cwd:

@@ -52,6 +52,7 @@ enum class Step : std::int32_t {
   exec_runsc,
   session_keyring,  // the init joining a fresh session keyring of its own
   user_quotas,      // the init setting its user namespace's inotify/fanotify limits
+  landlock_scope,   // the tool's Landlock domain scoping abstract Unix sockets
 };
 
 [[nodiscard]] std::string_view step_name(Step);

@@ -306,6 +306,7 @@ Result Supervisor::finish() {
   Result result = decide_result(record, state_);
   result.timings = state_.timeline.phases(record.reports);
   result.masked = state_.masked;
+  result.abstract_sockets_scoped = state_.abstract_sockets_scoped;
   // A run that never got past setup ran no tool: its session goes with the Recorder.
   if (state_.dry_run && result.outcome != Outcome::setup_error)
     result.dry_run = state_.dry_run->finish();

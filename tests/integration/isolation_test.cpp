@@ -121,8 +121,9 @@ TEST_P(Isolation, HostAbstractSocketsUnreachable) {
   close(listener);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "unreachable\n") << describe(r);
-  // The same probe does reach it when the host network is shared on purpose.
-  EXPECT_EQ(shared.out, "reached\n") << describe(shared);
+  // Sharing the host's network shares its abstract sockets, but the tool's Landlock domain
+  // scopes them (abstract_socket_test.cpp shows its own still work).
+  EXPECT_EQ(shared.out, "unreachable\n") << describe(shared);
 }
 
 TEST_P(Isolation, NetHostSharesTheHostsInterfaces) {

@@ -123,6 +123,9 @@ struct Result {
   std::optional<SetupFailure> error;
   std::vector<PhaseTime> timings;   // Spec::trace_timing only: every phase reached, in order
   std::vector<std::string> masked;  // host paths of credential stores hidden in the binds
+  // The tool reached only abstract Unix sockets made inside the jail (Landlock ABI 6+); false on
+  // an older kernel, where with Net::host the host's were reachable.
+  bool abstract_sockets_scoped = false;
 };
 
 // The CLI's exit code contract: the tool's own; 128+n for signal n; 124 timeout; 137 OOM;

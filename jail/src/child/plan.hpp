@@ -72,6 +72,9 @@ struct RlimitSetting {
 };
 
 // A per-user-namespace limit (/proc/sys/user/NAME) the init sets in the jail's namespace.
+// The Landlock ABI that scopes abstract Unix sockets (Linux 6.12).
+inline constexpr long kLandlockAbiAbstractScope = 6;
+
 struct QuotaSetting {
   const char* path = nullptr;  // "/proc/sys/user/max_inotify_instances"
   const char* value = nullptr;
@@ -109,6 +112,9 @@ struct Plan {
   // The program sends exit_group to the supervisor (seccomp/exit_watch.hpp): a failed start
   // ends with exit, which the policy then allows plainly, instead.
   bool exits_watched = false;
+  // Landlock ABI 6+: the tool reaches only abstract Unix sockets made inside its own domain (the
+  // host's, with --net host, are refused). The parent checks the ABI; false on older kernels.
+  bool scope_abstract_sockets = false;
 
   // When set, the tool's stdio fds in pty_fds (bit n = fd n) are the slave of a pty allocated
   // inside the jail; the master goes to the parent, which relays it to the caller's terminal.

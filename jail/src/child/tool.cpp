@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdint>
 
 #include "child/exec.hpp"
 #include "child/fail.hpp"
@@ -42,6 +43,28 @@ void reset_signals() {
   ::sigprocmask(SIG_SETMASK, &empty, nullptr);
 }
 
+// The ruleset of Landlock ABI 6, which the build host's linux/landlock.h may predate.
+struct LandlockScopedRuleset {
+  std::uint64_t handled_access_fs;
+  std::uint64_t handled_access_net;
+  std::uint64_t scoped;
+};
+constexpr std::uint64_t kScopeAbstractUnixSocket = 1ULL << 0;
+
+// A Landlock domain that handles no access right, only the abstract-socket scope: the tool and
+// what it starts connect only to abstract Unix sockets made inside it. With --net host these are
+// the host's (X11's, daemons' control sockets); in the jail's own network namespace there are
+// none of the host's anyway. no_new_privs is set already (drop_identity).
+void scope_abstract_sockets(const Plan& plan) {
+  const LandlockScopedRuleset ruleset{0, 0, kScopeAbstractUnixSocket};
+  const long fd = ::syscall(SYS_landlock_create_ruleset, &ruleset, sizeof ruleset, 0);
+  if (fd < 0) fail(plan, Step::landlock_scope, errno);
+  const long restricted = ::syscall(SYS_landlock_restrict_self, fd, 0);
+  const int err = errno;
+  ::close(static_cast<int>(fd));
+  if (restricted != 0) fail(plan, Step::landlock_scope, err);
+}
+
 [[noreturn]] void become_tool(const Plan& plan, int pty_slave) {
   reset_signals();
   // Its own session: no controlling terminal, so TIOCSTI into the caller's terminal is refused.
@@ -58,6 +81,7 @@ void reset_signals() {
   if (::syscall(SYS_close_range, 3, UINT_MAX, CLOSE_RANGE_CLOEXEC) != 0) {
     fail(plan, Step::close_inherited_fds, errno);
   }
+  if (plan.scope_abstract_sockets) scope_abstract_sockets(plan);
   // Whether the command is there, asked while the filter still allows it: an ENOENT from
   // execve then means its interpreter or loader is missing, not the command.
   const CommandFile command = find_command_file(plan);

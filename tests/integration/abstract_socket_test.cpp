@@ -1,0 +1,81 @@
+// With --net host the jail shares the host's abstract Unix socket namespace: X11's socket
+// (keystrokes into the caller's session) and daemons' control sockets. The tool's Landlock domain
+// scopes abstract sockets (ABI 6+): a host server sees no connection and no datagram, while
+// sockets the tool makes for itself work.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+// An abstract socket ("\0name") of `type`, bound (and listening for a stream), non-blocking.
+int abstract_server(const std::string& name, int type) {
+  const int fd = ::socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      (type == SOCK_STREAM && ::listen(fd, 8) != 0)) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+class AbstractSockets : public CallerTest {};
+
+TEST_P(AbstractSockets, TheHostsAreUnreachableWithNetHost) {
+  const std::string stream_name = "jail-test-stream-" + std::to_string(::getpid());
+  const std::string dgram_name = "jail-test-dgram-" + std::to_string(::getpid());
+  const int stream = abstract_server(stream_name, SOCK_STREAM);
+  const int dgram = abstract_server(dgram_name, SOCK_DGRAM);
+  ASSERT_GE(stream, 0);
+  ASSERT_GE(dgram, 0);
+  TempDir work;
+  const std::string status = work / "status.json";
+  const std::string tool =
+      "import socket\n"
+      "def attempt(what, f):\n"
+      "    try:\n"
+      "        f(); print(what, 'ok')\n"
+      "    except OSError as e: print(what, e.errno)\n"
+      "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+      "attempt('stream', lambda: s.connect('\\0" +
+      stream_name +
+      "'))\n"
+      "d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+      "attempt('dgram', lambda: d.sendto(b'x', '\\0" +
+      dgram_name +
+      "'))\n"
+      "own = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+      "own.bind('\\0inside'); own.listen(1)\n"
+      "c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+      "attempt('own', lambda: c.connect('\\0inside'))\n";
+  const RunResult r =
+      run({"--no-cwd", "--net", "host", "--status-file", status, "--", "python3", "-c", tool});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("stream 1\n"), std::string::npos) << describe(r);  // EPERM
+  EXPECT_NE(r.out.find("dgram 1\n"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("own ok\n"), std::string::npos) << describe(r);
+  EXPECT_LT(::accept4(stream, nullptr, nullptr, SOCK_CLOEXEC), 0) << "the host server was reached";
+  char byte;
+  EXPECT_LT(::recv(dgram, &byte, 1, MSG_DONTWAIT), 0) << "a datagram reached the host server";
+  ::close(stream);
+  ::close(dgram);
+  EXPECT_NE(read_file(status).value_or("").find("\"abstract_sockets_scoped\":true"),
+            std::string::npos);
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(AbstractSockets);
+
+}  // namespace
+}  // namespace jail_test
