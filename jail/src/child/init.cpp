@@ -9,6 +9,7 @@
 #include <linux/keyctl.h>
 #include <net/if.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -102,6 +103,11 @@ void join_cgroups(const Plan& plan) {
       fail(plan, Step::cgroup_attach, err);
     }
     ::close(plan.cgroup_tasks_fds[i]);
+  }
+  // The cgroup namespace was made at clone, before the joins: rooted at the caller's cgroups, it
+  // showed the tool the jail's (jail-<host pid>-…) in /proc/self/cgroup. One rooted here shows /.
+  if (plan.cgroup_tasks_count > 0 && ::unshare(CLONE_NEWCGROUP) != 0) {
+    fail(plan, Step::cgroup_attach, errno);
   }
 }
 
