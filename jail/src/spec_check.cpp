@@ -229,6 +229,35 @@ void check_runsc(const Spec& spec, Problems& problems) {
 
 }  // namespace
 
+// A mount whose target lies in an earlier writable bind and does not exist there: jail would
+// have to make the mount point through that bind, on the host. (A dry run's layer takes it in
+// its session instead; a read-only bind refuses it with EROFS, which the child reports.)
+void check_mount_points_in_binds(const Spec& spec, Problems& problems) {
+  for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
+    const std::string target = normalize_jail_path(spec.mounts[i].target);
+    for (std::size_t j = i; j-- > 0;) {
+      const Mount& outer = spec.mounts[j];
+      const std::string outer_target = normalize_jail_path(outer.target);
+      if (outer.kind != MountKind::bind || target == outer_target ||
+          !jail_path_within(target, outer_target)) {
+        continue;
+      }
+      if (spec.dry_run) break;
+      const std::string host =
+          outer.source + target.substr(outer_target == "/" ? 0 : outer_target.size());
+      struct stat info {};
+      if (::lstat(host.c_str(), &info) != 0) {
+        problems.push_back(fmt::format(
+            "the mount point {} of {} would have to be made on the host, as {}, because the "
+            "writable bind of {} shows it there: create it first, or mount elsewhere",
+            spec.mounts[i].target,
+            spec.mounts[i].source.empty() ? "a tmpfs" : spec.mounts[i].source, host, outer.source));
+      }
+      break;
+    }
+  }
+}
+
 void check_spec(const Spec& spec) {
   Problems problems;
   if (spec.argv.empty() || spec.argv.front().empty()) {
@@ -278,6 +307,7 @@ void check_spec(const Spec& spec) {
     }
   }
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);
+  check_mount_points_in_binds(spec, problems);
   if (spec.runtime == Runtime::runsc) check_runsc(spec, problems);
   if (spec.lookups == LookupTrace::record && spec.policy == kNoPolicy &&
       spec.seccomp_mode == SeccompMode::enforce) {

@@ -3,6 +3,7 @@
 // bind anywhere the caller can reach (a root caller: anywhere).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "run_jail.hpp"
@@ -49,6 +50,26 @@ TEST_P(BindSource, ALinkPlantedByAnEarlierRunIsNotFollowed) {
       run({"--bind-follow", "--ro-bind", work / "data" + ":/data", "--", "cat", "/data/secret"});
   EXPECT_EQ(followed.exit_code, 0) << describe(followed);
   EXPECT_EQ(followed.out, "not for the tool\n") << describe(followed);
+}
+
+// A mount inside a writable bind whose mount point is missing would have had jail create it
+// through the bind, on the host: refused, with the host path named; made first, it mounts.
+TEST_P(BindSource, AMountPointIsNeverMadeOnTheHost) {
+  TempDir work;
+  TempDir data;
+  const RunResult refused = run({"--no-cwd", "--bind", work.path() + ":/w", "--ro-bind",
+                                 data.path() + ":/w/inner", "--tmpfs", "/w/scratch", "--", "true"});
+  EXPECT_EQ(refused.exit_code, 125) << describe(refused);
+  EXPECT_NE(refused.err.find("as " + work.path() + "/inner"), std::string::npos)
+      << describe(refused);
+  EXPECT_NE(refused.err.find("as " + work.path() + "/scratch"), std::string::npos)
+      << describe(refused);
+  EXPECT_FALSE(std::filesystem::exists(work / "inner"));
+  EXPECT_FALSE(std::filesystem::exists(work / "scratch"));
+  std::filesystem::create_directory(work / "inner");
+  const RunResult made = run({"--no-cwd", "--bind", work.path() + ":/w", "--ro-bind",
+                              data.path() + ":/w/inner", "--", "true"});
+  EXPECT_EQ(made.exit_code, 0) << describe(made);
 }
 
 JAIL_INSTANTIATE_FOR_CALLERS(BindSource);
