@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "jail/byte_text.hpp"
 #include "jail/launch.hpp"
 #include "rootfs/check.hpp"
 #include "run_command.hpp"
@@ -94,21 +95,31 @@ std::size_t lookups_in(const std::vector<rootfs::MissingFile>& files) {
   return count;
 }
 
+// Every path printed is the tool's text (a name it looked up) or leads to it: shown through
+// jail::printable, so that a terminal escape sequence in a name is seen, not obeyed.
+std::string shown(const std::string& path) {
+  return jail::printable(path);
+}
+
 std::string names_of(const rootfs::MissingFile& file) {
   std::vector<std::string> names;
   for (const auto& name : file.looked_up_as) {
-    names.push_back(name.syscall +
+    names.push_back(shown(name.syscall) +
                     (name.final_link == rootfs::FinalLink::not_followed ? " nofollow " : " ") +
-                    name.path);
+                    shown(name.path));
   }
   std::string text = fmt::format("({})", fmt::join(names, ", "));
   if (file.nested > 0) text += fmt::format(" and {} more missing paths below it", file.nested);
   return text;
 }
 
+// Paths go through shown(); recipe lines as rootfs::to_toml writes them, which is safe to print
+// (a control character in a path is a TOML escape there).
 void print_report(const rootfs::CheckReport& report, const Lookups& lookups, std::size_t looked_up,
-                  const std::string& out, bool all) {
-  const std::size_t on_host = lookups_in(report.missing) + lookups_in(report.optional);
+                  const std::string& out_path, bool all) {
+  const std::string out = shown(out_path);
+  const std::size_t on_host =
+      lookups_in(report.missing) + lookups_in(report.optional) + lookups_in(report.root_only);
   std::printf(
       "it looked up %zu paths in the root: %zu there, %zu not (%zu of them on the host); and %llu "
       "times under the jail's own mounts (/proc, /dev, /tmp, binds)\n",
@@ -120,8 +131,8 @@ void print_report(const rootfs::CheckReport& report, const Lookups& lookups, std
     std::printf("missing from %s, present on the host (the recipe probably forgot these):\n",
                 out.c_str());
     for (const auto& file : report.missing) {
-      std::printf("  %s  %s\n      add: %s\n", file.host_path.c_str(), names_of(file).c_str(),
-                  rootfs::to_toml(file.recipe).c_str());
+      std::printf("  %s  %s\n      add: %s\n", shown(file.host_path).c_str(),
+                  names_of(file).c_str(), rootfs::to_toml(file.recipe).c_str());
     }
     if (report.missing.size() > 1) {
       // Several `add:` lines may share a key, which a TOML file takes only once.
@@ -134,13 +145,20 @@ void print_report(const rootfs::CheckReport& report, const Lookups& lookups, std
     std::printf("missing from %s but optional (not counted):\n", out.c_str());
   }
   for (const auto& file : report.optional) {
-    std::printf("  %s  %s: without it %s\n", file.host_path.c_str(), names_of(file).c_str(),
+    std::printf("  %s  %s: without it %s\n", shown(file.host_path).c_str(), names_of(file).c_str(),
                 file.optional_because.c_str());
+  }
+  if (!report.root_only.empty()) {
+    std::printf(
+        "left out %zu paths it looked for that are on the host but only root can read there (not "
+        "readable by others, or in a directory others cannot search): never suggested for a "
+        "root, not counted\n",
+        report.root_only.size());
   }
   if (all) {
     if (!report.probing.empty()) std::printf("absent on the host too (ordinary probing):\n");
     for (const auto& lookup : report.probing)
-      std::printf("  %s  (%s)\n", lookup.path.c_str(), lookup.syscall.c_str());
+      std::printf("  %s  (%s)\n", shown(lookup.path).c_str(), shown(lookup.syscall).c_str());
   } else if (!report.probing.empty()) {
     std::printf(
         "%zu more paths it looked for are absent on the host too (ordinary probing; --all lists "
@@ -191,11 +209,11 @@ int rootfs_check_command(int argc, char** argv) {
     spdlog::error(
         "rootfs check: missing '--' and the command: jail rootfs check {} [OPTIONS] -- COMMAND "
         "[ARGS...]",
-        out);
+        shown(out));
     return kBadInput;
   }
   if (const auto problem = rootfs::why_not_a_root(out)) {
-    spdlog::error("rootfs check: {}", *problem);
+    spdlog::error("rootfs check: {}", shown(*problem));
     return kBadInput;
   }
   for (const auto& word : options) {
@@ -259,7 +277,7 @@ int rootfs_check_command(int argc, char** argv) {
     spdlog::error("rootfs check: {}", error.what());
     return kBadInput;
   }
-  std::printf("jail rootfs check: %s %s\n", joined(command).c_str(),
+  std::printf("jail rootfs check: %s %s\n", shown(joined(command)).c_str(),
               command_missing ? "was not found in the root" : describe_outcome(result).c_str());
   print_report(report, lookups, looked_up.size(), out, all);
   return report.missing.empty() && !command_missing ? kNothingMissing : kSomethingMissing;

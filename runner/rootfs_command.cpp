@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "jail/byte_text.hpp"
 #include "rootfs/builder.hpp"
 #include "rootfs/recipe.hpp"
 #include "rootfs_check.hpp"
@@ -67,7 +68,8 @@ int run_rootfs_command(int argc, char** argv) {
         report.shared_with_host);
     return 0;
   } catch (const rootfs::BuildError& error) {
-    spdlog::error("rootfs build: {}", error.what());
+    // It may name a tree's entry, whose name is its writer's text.
+    spdlog::error("rootfs build: {}", jail::printable(error.what()));
     return 1;
   }
 }

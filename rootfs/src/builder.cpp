@@ -1,5 +1,6 @@
 #include "rootfs/builder.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "host_access.hpp"
 #include "root_dir.hpp"
 #include "rootfs/elf.hpp"
 #include "rootfs/resolver.hpp"
@@ -132,7 +135,15 @@ class Builder {
         staging_(staging),
         root_(staging),
         share_(request.share_with_host),
-        resolver_(request.ld_so_cache) {}
+        resolver_(request.ld_so_cache) {
+    for (const fs::path& given : request.trees) {
+      const fs::path tree = fs::absolute(given).lexically_normal();
+      trees_.push_back(tree);
+      std::error_code error;
+      const fs::path real = fs::canonical(tree, error);
+      if (!error && real != tree) trees_.push_back(real);
+    }
+  }
 
   void prepare() {
     // The host's merged-/usr links (/lib -> usr/lib …) are kept, so every path a binary or the
@@ -146,7 +157,7 @@ class Builder {
       (void)root_.directory(fs::path("/") / link);
       if (!root_.entry(top)) root_.symlink(top, link.string());
     }
-    for (const char* dir : kMountPoints) (void)root_.directory(dir);
+    for (const char* dir : kMountPoints) (void)root_.directory(dir, 0755);
   }
 
   void add_binary(const std::string& name) {
@@ -188,22 +199,17 @@ class Builder {
                         tree.string(), out_.string()));
       }
     }
-    std::set<fs::path> entries;  // sorted: the same tree is built the same way every time
-    for (auto it = fs::recursive_directory_iterator(tree, fs::directory_options::none, error);
-         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-      entries.insert(it->path());
-    }
-    if (error) {
-      throw BuildError(fmt::format("cannot read tree {}: {}", tree.string(), error.message()));
-    }
-    (void)root_.directory(tree);
-    for (const auto& entry : entries) {
-      if (fs::is_directory(fs::symlink_status(entry, error))) {
-        (void)root_.directory(entry);
-      } else {
-        add_path(entry, {}, Kind::data);
-      }
-    }
+    // The tree itself is the caller's path, followed as given; below it nothing is: every entry
+    // is opened beneath this descriptor with no symlink on the way, and a symlink is copied as
+    // one, its text unchanged. A link the tree's writer put there (config -> /root/.gitconfig)
+    // never has the builder read what it names.
+    const Fd top(::open(tree.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    struct stat top_info {};
+    if (!top.valid() || ::fstat(top.get(), &top_info) != 0)
+      throw BuildError(fmt::format("cannot read tree {}: {}", tree.string(), std::strerror(errno)));
+    (void)root_.directory(tree, top_info.st_mode);
+    for (const fs::path& entry : tree_entries(top.get(), tree))
+      copy_tree_entry(top.get(), tree, entry);
   }
 
   void add_file(const fs::path& given) {
@@ -247,12 +253,124 @@ class Builder {
               kBuiltMark);
   }
 
+  // Every directory made gets its mode (the host's): until now the builder could write in it.
+  void finish() { root_.finish_directories(); }
+
   [[nodiscard]] const BuildReport& report() const { return report_; }
 
  private:
   // A program's file must be one the loader can read; a tree's or a file's may be anything,
   // including an ELF file for another machine, which is copied as data.
   enum class Kind { program, data };
+  // Who named a path: the caller (a binary, a library, a file), a file the caller named (its
+  // loader, libraries, a link's target), or a file in a tree (an ELF file's loader and
+  // libraries). A path in a tree is read only by the tree walk, which copies links as links:
+  // never by what names it. What a tree names comes from the tree's writer, who may be the tool
+  // the root is for, and comes in only when every host user may read it.
+  enum class Origin { named, needed, tree };
+
+  // Every entry below the tree open at `top` (named `tree`), relative to it, sorted: the same
+  // tree is built the same way every time. Directories are read by descriptor, beneath `top`.
+  static std::set<fs::path> tree_entries(int top, const fs::path& tree) {
+    std::set<fs::path> entries;
+    std::vector<fs::path> pending = {"."};
+    while (!pending.empty()) {
+      const fs::path dir = std::move(pending.back());
+      pending.pop_back();
+      Fd fd(open_beneath(top, dir.string(), O_RDONLY | O_DIRECTORY));
+      if (!fd.valid()) {
+        // Gone or no longer a directory since it was listed: copy_tree_entry sees what it is.
+        if (dir != "." && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
+        throw BuildError(fmt::format("cannot read tree {}: {}",
+                                     (tree / dir).lexically_normal().string(),
+                                     std::strerror(errno)));
+      }
+      DIR* stream = ::fdopendir(fd.get());
+      if (stream == nullptr)
+        throw BuildError(
+            fmt::format("cannot read tree {}: {}", tree.string(), std::strerror(errno)));
+      (void)fd.release();
+      errno = 0;
+      while (const dirent* item = ::readdir(stream)) {
+        const std::string name = item->d_name;
+        if (name == "." || name == "..") continue;
+        const fs::path entry = dir == "." ? fs::path(name) : dir / name;
+        entries.insert(entry);
+        bool is_dir = item->d_type == DT_DIR;
+        if (item->d_type == DT_UNKNOWN) {
+          struct stat info {};
+          is_dir = ::fstatat(::dirfd(stream), item->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+                   S_ISDIR(info.st_mode);
+        }
+        if (is_dir) pending.push_back(entry);
+        errno = 0;
+      }
+      const int err = errno;
+      ::closedir(stream);
+      if (err != 0) {
+        throw BuildError(fmt::format("cannot read tree {}: {}",
+                                     (tree / dir).lexically_normal().string(), std::strerror(err)));
+      }
+    }
+    return entries;
+  }
+
+  // One entry of the tree open at `top`, as it is now: a directory made with its mode, a
+  // symlink made with its text, a regular file placed (and what it needs as an ELF file).
+  void copy_tree_entry(int top, const fs::path& tree, const fs::path& entry) {
+    const fs::path path = tree / entry;  // where it goes in the root, as on the host
+    const std::string changed =
+        fmt::format("cannot read {} in tree {}", entry.string(), tree.string());
+    const Fd found(open_beneath(top, entry.string(), O_PATH));
+    struct stat info {};
+    if (!found.valid() || ::fstat(found.get(), &info) != 0) {
+      if (errno == ENOENT) return;  // gone since it was listed
+      throw BuildError(fmt::format("{}: {}{}", changed, std::strerror(errno),
+                                   errno == ELOOP || errno == EXDEV
+                                       ? " (a directory on the way became a symlink meanwhile)"
+                                       : ""));
+    }
+    done_.insert(path);
+    if (S_ISDIR(info.st_mode)) {
+      (void)root_.directory(path, info.st_mode);
+    } else if (S_ISLNK(info.st_mode)) {
+      std::string text(PATH_MAX, '\0');
+      const ssize_t n = ::readlinkat(found.get(), "", text.data(), text.size());
+      if (n < 0) throw BuildError(fmt::format("{}: {}", changed, std::strerror(errno)));
+      text.resize(static_cast<std::size_t>(n));
+      if (!root_.entry(path)) root_.symlink(path, text);
+      ++report_.links;
+    } else if (S_ISREG(info.st_mode)) {
+      // Opened anew for reading (an O_PATH descriptor reads nothing), by the same rule; a FIFO
+      // put there meanwhile must not block the build.
+      const Fd in(open_beneath(top, entry.string(), O_RDONLY | O_NONBLOCK | O_NOCTTY));
+      struct stat now {};
+      if (!in.valid() || ::fstat(in.get(), &now) != 0)
+        throw BuildError(fmt::format("{}: {}", changed, std::strerror(errno)));
+      if (now.st_dev != info.st_dev || now.st_ino != info.st_ino)
+        throw BuildError(fmt::format("{}: it changed while the root was built", changed));
+      place(path, in.get(), now);
+      std::optional<ElfInfo> elf;
+      try {
+        elf = read_elf(in.get(), path);
+      } catch (const std::runtime_error&) {
+        // another machine's program, or a damaged one: data
+      }
+      if (elf) {
+        tree_file_ = path;  // for messages
+        add_dependencies(path, *elf, {}, Origin::tree);
+      }
+    }
+    // sockets, fifos, devices have no place here
+  }
+
+  // Whether `path` is in one of the trees given, as named or with its symlinks resolved.
+  [[nodiscard]] bool in_a_tree(const fs::path& path) const {
+    return std::any_of(trees_.begin(), trees_.end(), [&](const fs::path& tree) {
+      const auto [end, _] = std::mismatch(tree.begin(), tree.end(), path.begin(), path.end());
+      return end == tree.end();
+    });
+  }
 
   void write_new(const fs::path& path, const std::string& text) {
     if (root_.entry(path)) return;
@@ -264,9 +382,22 @@ class Builder {
 
   // Copies `path` (a symlink is recreated and its target added too), then everything an ELF
   // file needs. `inherited_rpath` is the DT_RPATH of the objects that loaded this one.
-  void add_path(const fs::path& path, const std::vector<std::string>& inherited_rpath, Kind kind) {
+  void add_path(const fs::path& path, const std::vector<std::string>& inherited_rpath, Kind kind,
+                Origin origin = Origin::named) {
     const fs::path normal = path.lexically_normal();
-    if (!done_.insert(normal).second) return;
+    // A path in a tree is the tree walk's: read by descriptor, its links copied as links, and
+    // never followed (a library found there through a RUNPATH may be a link out of it).
+    if (origin != Origin::named && in_a_tree(normal)) return;
+    if (done_.contains(normal)) return;
+    if (origin == Origin::tree && !anyone_may_read(normal)) {
+      throw BuildError(fmt::format(
+          "{} in a tree needs {}, which only root can read on this host (it is not readable by "
+          "others, or is in a directory others cannot search); what a tree's files name comes "
+          "into the root only when every user may read it: give it with --binary or --library "
+          "if the root should have it",
+          tree_file_.string(), normal.string()));
+    }
+    done_.insert(normal);
     // What jail mounts at run time (/etc/mtab -> ../proc/self/mounts) is there without copying.
     if (hidden_under(normal) != nullptr) return;
     std::error_code error;
@@ -278,7 +409,7 @@ class Builder {
       ++report_.links;
       const fs::path target = text.is_absolute() ? text : normal.parent_path() / text;
       // A dangling or looping link is kept as the host has it.
-      if (fs::exists(target, error)) add_path(target, inherited_rpath, kind);
+      if (fs::exists(target, error)) add_path(target, inherited_rpath, kind, next(origin));
       return;
     }
     if (!fs::is_regular_file(status)) return;  // sockets, fifos, devices have no place here
@@ -289,12 +420,18 @@ class Builder {
     } catch (const std::runtime_error&) {
       if (kind == Kind::program) throw;
     }
-    if (info) add_dependencies(normal, *info, inherited_rpath);
+    if (info) add_dependencies(normal, *info, inherited_rpath, next(origin));
   }
 
-  void add_dependencies(const fs::path& object, const ElfInfo& info,
-                        std::vector<std::string> rpath) {
-    if (!info.interpreter.empty()) add_path(info.interpreter, {}, Kind::program);
+  // Who names what a file from `origin` needs.
+  static Origin next(Origin origin) {
+    return origin == Origin::tree ? Origin::tree : Origin::needed;
+  }
+
+  // `origin`: who named what `object` needs (needed, or tree).
+  void add_dependencies(const fs::path& object, const ElfInfo& info, std::vector<std::string> rpath,
+                        Origin origin) {
+    if (!info.interpreter.empty()) add_path(info.interpreter, {}, Kind::program, origin);
     if (info.runpath.empty()) {
       for (const auto& entry : info.rpath)
         rpath.push_back(expand_origin(entry, object.parent_path()));
@@ -312,7 +449,7 @@ class Builder {
             "/etc/ld.so.cache and the default directories); install it or drop the binary",
             object.string(), soname));
       }
-      add_path(*found, rpath, Kind::program);
+      add_path(*found, rpath, Kind::program, origin);
       link_if_only_cached(soname, *found, searched);
     }
   }
@@ -337,19 +474,22 @@ class Builder {
   // (the same inode as the host's file; the root is mounted read-only by jail), else a copy.
   // Never into what is at `path` already: it may be a hard link to a host file.
   void place(const fs::path& path) {
-    std::error_code error;
-    const auto size = fs::file_size(path, error);
-    report_.bytes += error ? 0 : size;
-    ++report_.files;
-    if (root_.entry(path)) return;
     const Fd in(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     struct stat info {};
     if (!in.valid() || ::fstat(in.get(), &info) != 0)
       throw BuildError(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
+    place(path, in.get(), info);
+  }
+
+  // The open host file `in` (whose status is `info`) at `path` in the root, read from its start.
+  void place(const fs::path& path, int in, const struct stat& info) {
+    report_.bytes += static_cast<std::uint64_t>(info.st_size);
+    ++report_.files;
+    if (root_.entry(path)) return;
     const mode_t mode = info.st_mode & kKeptModeBits;
     {
       const Fd out = root_.create(path, mode);
-      if (share_ && ::ioctl(out.get(), FICLONE, in.get()) == 0 && ::fchmod(out.get(), mode) == 0) {
+      if (share_ && ::ioctl(out.get(), FICLONE, in) == 0 && ::fchmod(out.get(), mode) == 0) {
         ++report_.shared_with_host;
         return;
       }
@@ -357,13 +497,13 @@ class Builder {
     // A hard link keeps the host's set-id bits, and the host's later upgrade would not reach it.
     if (share_ && (info.st_mode & 07000) == 0) {
       root_.remove(path);
-      if (root_.link(path, path)) {
+      if (root_.link(in, path)) {
         ++report_.shared_with_host;
         return;
       }
     }
     const Fd out = root_.create(path, mode);
-    copy_bytes(in.get(), out.get(), path);
+    copy_bytes(in, out.get(), path);
     if (::fchmod(out.get(), mode) != 0)
       throw BuildError(
           fmt::format("cannot set the mode of {}: {}", path.string(), std::strerror(errno)));
@@ -374,6 +514,8 @@ class Builder {
   RootDir root_;
   bool share_;
   LibraryResolver resolver_;
+  std::vector<fs::path> trees_;  // as given (absolute) and with their symlinks resolved
+  fs::path tree_file_;           // the tree's ELF file whose needs are being added
   std::set<fs::path> done_;
   BuildReport report_;
 };
@@ -387,6 +529,28 @@ bool is_empty_directory(const fs::path& dir) {
 bool is_a_built_root(const fs::path& dir) {
   std::error_code error;
   return fs::is_regular_file(fs::symlink_status(dir / kBuiltMark, error));
+}
+
+// Removes a root the builder made. Its directories have the host's modes, and a read-only one
+// (a copied module cache's 0555) keeps a builder that is not root from emptying it: then each
+// directory of its own is opened to it (u+rwx) first, and the removal tried again.
+void remove_root(const fs::path& dir, std::error_code& error) {
+  fs::remove_all(dir, error);
+  if (!error || ::geteuid() == 0) return;
+  std::error_code ignored;
+  const auto open_up = [&](const fs::path& path) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == ::geteuid())
+      (void)::chmod(path.c_str(), (info.st_mode & 07777) | S_IRWXU);
+  };
+  open_up(dir);
+  // Each directory is opened up when visited, before the iterator descends into it.
+  for (auto it = fs::recursive_directory_iterator(dir, ignored);
+       it != fs::recursive_directory_iterator(); it.increment(ignored)) {
+    open_up(it->path());
+  }
+  error.clear();
+  fs::remove_all(dir, error);
 }
 
 // Whether OUT is there to be replaced (false: absent); throws when it may not be built over.
@@ -452,7 +616,7 @@ void publish(fs::path& staging, const fs::path& out, bool replacing) {
         out.string()));
   }
   std::error_code error;
-  fs::remove_all(staging, error);  // the old root now
+  remove_root(staging, error);  // the old root now
   if (error) {
     throw BuildError(fmt::format("built {}, but the root it replaced is left in {}: {}",
                                  out.string(), staging.string(), error.message()));
@@ -492,6 +656,7 @@ BuildReport build_rootfs(const BuildRequest& request) {
     for (const auto& [where, text] : request.links) builder.add_link(where, text);
     builder.write_etc();
     builder.mark_as_built();
+    builder.finish();
     // Readable by the unprivileged user the tool runs as, whatever the builder's umask.
     if (::chmod(staging.c_str(), 0755) != 0) {
       throw BuildError(
@@ -502,7 +667,7 @@ BuildReport build_rootfs(const BuildRequest& request) {
   } catch (...) {
     std::error_code ignored;
     if (!staging.empty() && fs::exists(fs::symlink_status(staging, ignored)))
-      fs::remove_all(staging, ignored);
+      remove_root(staging, ignored);
     try {
       throw;
     } catch (const fs::filesystem_error& error) {

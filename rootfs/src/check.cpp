@@ -1,5 +1,7 @@
 #include "rootfs/check.hpp"
 
+#include "jail/utf8.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "fd.hpp"
+#include "host_access.hpp"
 #include "rootfs/elf.hpp"
 
 namespace jail::rootfs {
@@ -85,18 +88,33 @@ bool is_library_name(const std::string& name) {
   return name.starts_with("lib") && name.find(".so") != std::string::npos;
 }
 
-// A TOML basic string: a path may hold any byte but NUL.
+// What a terminal must not be sent raw: controls (C0, DEL) and jail::printable's set.
+bool shows_wrongly(char32_t c) {
+  return c < 0x20 || c == 0x7f || jail::utf8::shows_wrongly(c);
+}
+
+// A TOML basic string that is also safe to print: a path may hold any byte but NUL, and it came
+// from the tool. Each character that would show wrongly on a terminal is a \uXXXX escape, which
+// names it exactly. A byte of no UTF-8 sequence has no TOML form at all: it is written \xNN,
+// which the recipe parser refuses, naming the line, rather than read as another path.
 std::string toml_string(const std::string& text) {
   std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      quoted += '\\';
-      quoted += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      quoted += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
-    } else {
-      quoted += c;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto [length, code_point] = jail::utf8::sequence_at(text, i);
+    if (length == 0) {
+      quoted += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
+      ++i;
+      continue;
     }
+    if (code_point == '"' || code_point == '\\') {
+      quoted += '\\';
+      quoted += text[i];
+    } else if (shows_wrongly(code_point)) {
+      quoted += fmt::format("\\u{:04X}", static_cast<std::uint32_t>(code_point));
+    } else {
+      quoted.append(text, i, length);
+    }
+    i += length;
   }
   return quoted + '"';
 }
@@ -273,6 +291,15 @@ CheckReport check_lookups(const fs::path& root, const std::vector<LookedUp>& loo
   // through another symlink: that one gets its own entry).
   std::vector<MissingFile> files;
   for (const auto& [host, names] : missing) {
+    // Never suggested: a file only root (or its owner or group) can read on the host, by itself
+    // or by the path the tool named it with. The check runs as root, often, and a recipe line
+    // pasted from it would carry /etc/shadow into a root for any tool.
+    if (!anyone_may_read(host) || std::any_of(names.begin(), names.end(), [](const LookedUp& name) {
+          return !anyone_may_read(name.path);
+        })) {
+      report.root_only.push_back(MissingFile{host, names, {}, 0, {}});
+      continue;
+    }
     const auto dir = std::find_if(files.begin(), files.end(), [&](const MissingFile& file) {
       return below(host.string(), file.host_path.string()) && holds(file, names);
     });

@@ -49,4 +49,15 @@ inline int open_in_root(int root, const std::string& path, std::uint64_t flags) 
   return static_cast<int>(::syscall(SYS_openat2, root, path.c_str(), &how, sizeof how));
 }
 
+// `path` opened below the directory `dir` with `flags` (O_CLOEXEC and O_NOFOLLOW added) without
+// passing any symlink: not one on the way (ELOOP), not '..' above `dir` nor an absolute path
+// (EXDEV). A final symlink is opened itself only with O_PATH; otherwise ELOOP. -1 and errno on
+// failure. How a tree is read: nothing a link in it names is ever opened.
+inline int open_beneath(int dir, const std::string& path, std::uint64_t flags) {
+  open_how how{};
+  how.flags = flags | O_CLOEXEC | O_NOFOLLOW;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(::syscall(SYS_openat2, dir, path.c_str(), &how, sizeof how));
+}
+
 }  // namespace jail::rootfs

@@ -1,8 +1,10 @@
 #include "root_dir.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -33,6 +35,18 @@ std::vector<std::string> names_in(const fs::path& path) {
   return names;
 }
 
+// A directory keeps its permission bits and the sticky bit, never set-uid or set-gid.
+constexpr mode_t kKeptDirectoryBits = 01777;
+
+// The mode of the host's directory at `path` ("./usr/lib": /usr/lib, symlinks followed as the
+// host resolves them), which the root's directory there mirrors; 0755 where the host has none.
+mode_t host_directory_mode(const std::string& path) {
+  struct stat info {};
+  const std::string host = "/" + path.substr(std::min<std::size_t>(path.size(), 2));
+  if (::stat(host.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return 0755;
+  return info.st_mode & kKeptDirectoryBits;
+}
+
 }  // namespace
 
 RootDir::RootDir(const fs::path& dir)
@@ -42,15 +56,26 @@ RootDir::RootDir(const fs::path& dir)
   }
 }
 
-Fd RootDir::directory(const fs::path& path) const {
+Fd RootDir::directory(const fs::path& path, std::optional<mode_t> mode) const {
   Fd current(::fcntl(root_.get(), F_DUPFD_CLOEXEC, 0));
   std::string so_far = ".";
-  for (const std::string& name : names_in(path)) {
+  const std::vector<std::string> names = names_in(path);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
     so_far += "/" + name;
     Fd next(open_in_root(root_.get(), so_far, O_PATH | O_DIRECTORY));
     if (!next.valid() && errno == ENOENT) {
+      const mode_t wanted = (mode && i + 1 == names.size() ? *mode : host_directory_mode(so_far)) &
+                            kKeptDirectoryBits;
       // Made in the directory the prefix resolved to; a racing maker is as good as this one.
-      if (::mkdirat(current.get(), name.c_str(), 0755) != 0 && errno != EEXIST) {
+      // The builder's own until finish_directories, whatever its umask.
+      if (::mkdirat(current.get(), name.c_str(), 0700) == 0) {
+        if (::fchmodat(current.get(), name.c_str(), wanted | S_IRWXU, 0) != 0) {
+          throw BuildError(fmt::format("cannot set the mode of {} in {}: {}", so_far.substr(1),
+                                       where_.string(), std::strerror(errno)));
+        }
+        made_.emplace_back(so_far, wanted);
+      } else if (errno != EEXIST) {
         throw BuildError(fmt::format("cannot make {} in {}: {}", so_far.substr(1), where_.string(),
                                      std::strerror(errno)));
       }
@@ -63,6 +88,20 @@ Fd RootDir::directory(const fs::path& path) const {
     current = std::move(next);
   }
   return current;
+}
+
+void RootDir::finish_directories() const {
+  // The deepest first: a directory closed to the builder is closed after what is below it.
+  std::sort(made_.begin(), made_.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [path, mode] : made_) {
+    const Fd dir(open_in_root(root_.get(), path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    if (!dir.valid() || ::fchmod(dir.get(), mode) != 0) {
+      throw BuildError(fmt::format("cannot set the mode of {} in {}: {}", path.substr(1),
+                                   where_.string(), std::strerror(errno)));
+    }
+  }
+  made_.clear();
 }
 
 std::pair<Fd, std::string> RootDir::parent_of(const fs::path& path) const {
@@ -122,9 +161,13 @@ void RootDir::remove(const fs::path& path) const {
   remove_non_directory(parent.get(), name, path);
 }
 
-bool RootDir::link(const fs::path& host_file, const fs::path& path) const {
+bool RootDir::link(int host_file, const fs::path& path) const {
   const auto [parent, name] = parent_of(path);
-  return ::linkat(AT_FDCWD, host_file.c_str(), parent.get(), name.c_str(), 0) == 0;
+  // The open file itself, never a path that may lead elsewhere by now: AT_EMPTY_PATH needs
+  // CAP_DAC_READ_SEARCH, the /proc link serves everyone else.
+  if (::linkat(host_file, "", parent.get(), name.c_str(), AT_EMPTY_PATH) == 0) return true;
+  const std::string proc = "/proc/self/fd/" + std::to_string(host_file);
+  return ::linkat(AT_FDCWD, proc.c_str(), parent.get(), name.c_str(), AT_SYMLINK_FOLLOW) == 0;
 }
 
 }  // namespace jail::rootfs

@@ -1,7 +1,7 @@
 // The root being built, written only through a directory fd: every path is resolved inside the
 // root (openat2 RESOLVE_IN_ROOT), so a symlink already placed there — the host's /lib -> usr/lib,
 // a tree's `lib -> /etc`, a recipe's link — means what it will mean to the tool and never leads
-// a write out to the host.
+// a write out to the host. A directory it makes has the mode of the host directory it mirrors.
 #pragma once
 
 #include <sys/stat.h>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "fd.hpp"
 
@@ -21,9 +22,17 @@ class RootDir {
   // Opens `dir`, which must be a directory and not a symlink.
   explicit RootDir(const std::filesystem::path& dir);
 
-  // The directory at `path` (absolute in the root, or relative to it), each missing one made
-  // 0755 on the way. Throws BuildError when a component is a file, or on any other failure.
-  [[nodiscard]] Fd directory(const std::filesystem::path& path) const;
+  // The directory at `path` (absolute in the root, or relative to it), each missing one made on
+  // the way with the mode of the host's directory at the same path (0755 where the host has
+  // none): a directory only its owner may enter on the host is no more open in the root. `mode`,
+  // when given, is the last one's mode instead (a tree's directory: that of the one it copies).
+  // Throws BuildError when a component is a file, or on any other failure.
+  [[nodiscard]] Fd directory(const std::filesystem::path& path,
+                             std::optional<mode_t> mode = std::nullopt) const;
+
+  // Gives every directory made the mode it is to have. Until then each is also open to the
+  // builder (u+rwx), which may have to write into a directory the host has read-only.
+  void finish_directories() const;
 
   // The entry at `path` itself (a final symlink not followed); nullopt when absent.
   [[nodiscard]] std::optional<struct stat> entry(const std::filesystem::path& path) const;
@@ -38,9 +47,9 @@ class RootDir {
   // Unlinks the file or link at `path`, if there is one.
   void remove(const std::filesystem::path& path) const;
 
-  // `host_file` hard-linked at `path`; false where the filesystem will not (another device).
-  [[nodiscard]] bool link(const std::filesystem::path& host_file,
-                          const std::filesystem::path& path) const;
+  // The open host file `host_file` hard-linked at `path`; false where the filesystem or the
+  // kernel will not (another device, protected_hardlinks).
+  [[nodiscard]] bool link(int host_file, const std::filesystem::path& path) const;
 
  private:
   // The directory holding `path`'s last name, made as directory() does, and that name.
@@ -50,6 +59,8 @@ class RootDir {
 
   std::filesystem::path where_;  // for messages
   Fd root_;
+  // Each directory made ("./usr/lib" …) with the mode finish_directories gives it.
+  mutable std::vector<std::pair<std::string, mode_t>> made_;
 };
 
 }  // namespace jail::rootfs

@@ -2,6 +2,7 @@
 // `jail --rootfs`, and check what the root holds.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -74,6 +76,39 @@ std::string jail() {
 
 void write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
+}
+
+// A string no file holds by chance: what a test's secret file says.
+std::string unique_secret() {
+  std::random_device random;
+  return "jail-rootfs-secret-" + std::to_string(::getpid()) + "-" + std::to_string(random()) +
+         std::to_string(random());
+}
+
+// A directory (and a file in it) only root can read, as a tool's output directory would link to:
+// `dir`/secretdir 0700 holding f 0600 that says `secret`.
+fs::path root_only_file(const fs::path& dir, const std::string& secret) {
+  const fs::path secret_dir = dir / "secretdir";
+  fs::create_directories(secret_dir);
+  fs::permissions(secret_dir, fs::perms::owner_all);
+  write(secret_dir / "f", secret + "\n");
+  fs::permissions(secret_dir / "f", fs::perms::owner_read | fs::perms::owner_write);
+  return secret_dir / "f";
+}
+
+// Whether any file in `root` holds `text`, as grep finds it (-r: symlinks are not followed, or
+// a link in the root would lead grep to the host's file).
+bool holds_text(const fs::path& root, const std::string& text) {
+  const Output grep = run("grep -r -F -l -- " + jail_test::shell_quote(text) + " " +
+                          jail_test::shell_quote(root.string()));
+  EXPECT_NE(grep.status, 2) << grep.text;
+  return grep.status == 0;
+}
+
+mode_t mode_of(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return 0;
+  return info.st_mode & 07777;
 }
 
 TEST(RootfsBuild, Python3RecipeRunsTheStandardLibraryAndHello) {
@@ -411,6 +446,143 @@ TEST(RootfsBuild, ALibraryOnlyTheCacheFindsLoadsInTheRoot) {
   const Output ran = run(jail() + " --rootfs " + request.out.string() + " -- " + program.string());
   EXPECT_EQ(ran.status, 0) << ran.text;
   EXPECT_EQ(ran.text, "42\n");
+}
+
+// A tool wrote `config-link -> <root's file>` into its output directory, and a later build of that
+// directory as a tree copied root's file into the root. A link in a tree is copied as a link, its
+// text unchanged, and what it names is never read: whether a file only root can read (by an
+// absolute or a relative link) or a directory outside (never descended into), shared with the
+// host or copied.
+TEST(RootfsBuild, ATreesLinksAreCopiedAsLinksAndNeverFollowed) {
+  TempDir dir;
+  const std::string secret = unique_secret();
+  const fs::path file = root_only_file(dir.path(), secret);
+  const fs::path outside = dir.path() / "outside";
+  fs::create_directories(outside / "deeper");
+  const std::string outside_text = unique_secret();
+  write(outside / "inner", outside_text + "\n");
+  write(outside / "deeper/more", outside_text + "\n");
+  const fs::path tree = dir.path() / "tree";
+  fs::create_directories(tree / "sub");
+  write(tree / "sub/own", "the tree's own\n");
+  fs::create_symlink(file, tree / "config-link");
+  fs::create_symlink("../secretdir/f", tree / "relative-link");
+  fs::create_symlink(outside, tree / "dir-link");
+  fs::create_symlink("../../outside", tree / "sub/up-link");
+  for (const std::string copy : {"", " --copy"}) {
+    const fs::path root = dir.path() / (copy.empty() ? "root" : "root-copied");
+    const Output build =
+        run(jail() + " rootfs build " + root.string() + " --tree " + tree.string() + copy);
+    ASSERT_EQ(build.status, 0) << build.text;
+    const fs::path in_root = root / tree.relative_path();
+    EXPECT_TRUE(fs::is_regular_file(in_root / "sub/own")) << copy;
+    for (const auto& [name, text] :
+         std::vector<std::pair<std::string, fs::path>>{{"config-link", file},
+                                                       {"relative-link", "../secretdir/f"},
+                                                       {"dir-link", outside},
+                                                       {"sub/up-link", "../../outside"}}) {
+      EXPECT_TRUE(fs::is_symlink(in_root / name)) << name << copy;
+      EXPECT_EQ(fs::read_symlink(in_root / name), text) << name << copy;
+    }
+    EXPECT_FALSE(holds_text(root, secret)) << "root's file was copied into the root" << copy;
+    EXPECT_FALSE(fs::exists(fs::symlink_status(root / file.relative_path()))) << copy;
+    EXPECT_FALSE(holds_text(root, outside_text)) << "a linked directory was descended" << copy;
+    EXPECT_FALSE(fs::exists(fs::symlink_status(root / outside.relative_path()))) << copy;
+  }
+}
+
+// What a tree's ELF file names is no way around that: a library it needs by a path only root
+// can read is refused by name, and one its RUNPATH finds through a link in the tree is the
+// tree's link, not the file it leads to.
+TEST(RootfsBuild, ATreesProgramBringsInNothingOnlyRootCanRead) {
+  TempDir dir;
+  const std::string secret = unique_secret();
+  const fs::path secret_dir = dir.path() / "secretdir";
+  fs::create_directories(secret_dir);
+  write(dir.path() / "s.c", "const char* secret(void){return \"" + secret + "\";}\n");
+  write(dir.path() / "m.c",
+        "#include <stdio.h>\nconst char* secret(void);\n"
+        "int main(void){puts(secret());return 0;}\n");
+  // No soname: a program linked with it names it by the path it was given.
+  ASSERT_EQ(run("gcc -shared -fPIC -o " + (secret_dir / "libsecret.so").string() + " " +
+                (dir.path() / "s.c").string())
+                .status,
+            0);
+  const fs::path tree = dir.path() / "tree";
+  fs::create_directories(tree / "bin");
+  const Output by_path =
+      run("gcc -o " + (tree / "bin/by-path").string() + " " + (dir.path() / "m.c").string() + " " +
+          (secret_dir / "libsecret.so").string());
+  ASSERT_EQ(by_path.status, 0) << by_path.text;
+  fs::permissions(secret_dir, fs::perms::owner_all);
+  fs::permissions(secret_dir / "libsecret.so", fs::perms::owner_read | fs::perms::owner_write);
+  const fs::path root = dir.path() / "root";
+  const Output refused =
+      run(jail() + " rootfs build " + root.string() + " --tree " + tree.string());
+  EXPECT_EQ(refused.status, 1) << refused.text;
+  EXPECT_NE(refused.text.find("needs " + (secret_dir / "libsecret.so").string() +
+                              ", which only root can read on this host"),
+            std::string::npos)
+      << refused.text;
+  EXPECT_FALSE(fs::exists(root));
+  EXPECT_FALSE(holds_text(dir.path() / "tree", secret));
+
+  // The same library by soname, found through RUNPATH $ORIGIN/../lib where lib is a link out.
+  fs::remove(tree / "bin/by-path");
+  fs::permissions(secret_dir, fs::perms::owner_all | fs::perms::others_exec);
+  const Output soname_lib =
+      run("gcc -shared -fPIC -Wl,-soname,libsecret.so -o " +
+          (secret_dir / "libsecret.so").string() + " " + (dir.path() / "s.c").string());
+  ASSERT_EQ(soname_lib.status, 0) << soname_lib.text;
+  const Output by_runpath =
+      run("gcc -o " + (tree / "bin/by-runpath").string() + " " + (dir.path() / "m.c").string() +
+          " -L" + secret_dir.string() + " -lsecret -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../lib'");
+  ASSERT_EQ(by_runpath.status, 0) << by_runpath.text;
+  fs::permissions(secret_dir, fs::perms::owner_all);
+  fs::create_symlink(secret_dir, tree / "lib");
+  const Output built = run(jail() + " rootfs build " + root.string() + " --tree " + tree.string());
+  ASSERT_EQ(built.status, 0) << built.text;
+  EXPECT_TRUE(fs::is_symlink(root / (tree / "lib").relative_path()));
+  EXPECT_FALSE(holds_text(root, secret)) << "the library was read through the tree's link";
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root / secret_dir.relative_path())));
+}
+
+// A directory made in the root has the mode of the host directory it mirrors: a tree's 0700
+// directory, and a 0700 directory on the way to the tree, were made 0755.
+TEST(RootfsBuild, DirectoriesKeepTheHostsModes) {
+  TempDir dir;
+  const fs::path closed = dir.path() / "closed";
+  const fs::path tree = closed / "tree";
+  fs::create_directories(tree / "private/inner");
+  fs::create_directories(tree / "group");
+  fs::create_directories(tree / "read-only");
+  write(tree / "private/inner/f", "f\n");
+  write(tree / "read-only/f", "f\n");
+  fs::permissions(tree / "private", fs::perms::owner_all);
+  fs::permissions(tree / "group",
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+  fs::permissions(tree / "read-only", fs::perms::owner_read | fs::perms::owner_exec |
+                                          fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(closed, fs::perms::owner_all);
+  const fs::path root = dir.path() / "root";
+  const Output build =
+      run(jail() + " rootfs build " + root.string() + " --binary cat --tree " + tree.string());
+  ASSERT_EQ(build.status, 0) << build.text;
+  const auto in_root = [&](const fs::path& path) { return root / path.relative_path(); };
+  EXPECT_EQ(mode_of(in_root(closed)), 0700u);
+  EXPECT_EQ(mode_of(in_root(tree / "private")), 0700u);
+  EXPECT_EQ(mode_of(in_root(tree / "private/inner")), mode_of(tree / "private/inner"));
+  EXPECT_EQ(mode_of(in_root(tree / "group")), 0750u);
+  EXPECT_EQ(mode_of(in_root(tree / "read-only")), 0505u);
+  EXPECT_EQ(mode_of(in_root(tree)), mode_of(tree));
+  EXPECT_EQ(mode_of(in_root(dir.path())), 0755u);
+  EXPECT_TRUE(fs::is_regular_file(in_root(tree / "private/inner/f")));
+  EXPECT_TRUE(fs::is_regular_file(in_root(tree / "read-only/f")));
+  // The tool (not root in the jail) is kept out of the 0700 directory as it is on the host.
+  const Output reads =
+      run(jail() + " --rootfs " + root.string() + " -- cat " + (tree / "private/inner/f").string());
+  EXPECT_NE(reads.status, 0) << reads.text;
+  EXPECT_NE(reads.text.find("Permission denied"), std::string::npos) << reads.text;
 }
 
 TEST(RootfsBuild, BadInputIsNamed) {

@@ -27,7 +27,8 @@ struct RecipeEntry {
   std::vector<std::string> values;
 };
 
-// The entry as a TOML line.
+// The entry as a TOML line, safe to print: a control or format character in a path is a \uXXXX
+// escape, a byte of no UTF-8 sequence (which TOML cannot hold) a \xNN the recipe parser refuses.
 [[nodiscard]] std::string to_toml(const RecipeEntry& entry);
 
 // One host file (or directory) the root lacks, with every path the tool used for it.
@@ -44,8 +45,11 @@ struct MissingFile {
 struct CheckReport {
   std::vector<MissingFile> missing;   // on the host, not in the root; by host path
   std::vector<MissingFile> optional;  // the same, but the tool does well without them
-  std::vector<LookedUp> probing;      // absent on the host too; by path
-  std::size_t present = 0;            // found in the root
+  // The same, but only root can read them on the host (not readable by "other", or in a
+  // directory "other" cannot search): never suggested (no recipe entry), not counted.
+  std::vector<MissingFile> root_only;
+  std::vector<LookedUp> probing;  // absent on the host too; by path
+  std::size_t present = 0;        // found in the root
   std::size_t provided = 0;  // under a mount the jail itself provides (/proc, /dev, /tmp, binds)
 };
 
