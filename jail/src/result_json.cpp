@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jail/byte_text.hpp"
+
 #include "jail/result.hpp"
 
 namespace jail {
@@ -42,7 +44,7 @@ nlohmann::ordered_json lookups_json(const std::optional<Lookups>& lookups) {
   nlohmann::ordered_json paths = nlohmann::ordered_json::array();
   for (const auto& lookup : lookups->paths) {
     paths.push_back(
-        {{"path", lookup.path},
+        {{"path", nlohmann::ordered_json(text_json(lookup.path))},  // a tool's name: any bytes
          {"syscall", lookup.syscall},
          {"final_link", lookup.final_link == FinalLink::followed ? "followed" : "not_followed"}});
   }
@@ -76,7 +78,10 @@ std::string to_json(const Result& result) {
   json["limits"] = limits_json(result.limits);
   json["output_truncated"] = result.output_truncated;
   json["lookups"] = lookups_json(result.lookups);
-  json["masked"] = result.masked;
+  nlohmann::ordered_json masked = nlohmann::ordered_json::array();
+  for (const std::string& path : result.masked)
+    masked.push_back(nlohmann::ordered_json(text_json(path)));
+  json["masked"] = masked;
   json["abstract_sockets_scoped"] = result.abstract_sockets_scoped;
   json["dry_run"] = result.dry_run ? nlohmann::ordered_json{{"session", result.dry_run->id},
                                                             {"dir", result.dry_run->dir},

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -252,6 +253,75 @@ TEST_P(RootfsCheck, TheInterpreterOfAScriptTheToolRunsIsNamed) {
         << describe(r);
     EXPECT_NE(r.out.find("(interpreter " + interpreter + ")"), std::string::npos) << describe(r);
   }
+}
+
+// The check runs as root, often, and sees what root sees: a path the tool looked up that only
+// root can read on the host (/etc/shadow, root's 0600 file in a 0700 directory, a file others
+// may not read) is never suggested, and one line says how many were left out and why.
+TEST_P(RootfsCheck, APathOnlyRootCanReadIsNeverSuggested) {
+  const std::string root = build("shell");
+  const std::string secret_dir = cwd_ / "secretdir";
+  fs::create_directories(secret_dir);
+  std::ofstream(secret_dir + "/f") << "root's secret\n";
+  fs::permissions(secret_dir + "/f", fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(secret_dir, fs::perms::owner_all);
+  const std::string unshared = cwd_ / "unshared";
+  jail_test::write_file(unshared, "its owner's only\n", 0600);
+  const std::string shared = cwd_ / "shared";
+  jail_test::write_file(shared, "anyone's\n");
+  const RunResult r = run(
+      {"rootfs", "check", root, "--", "cat", "/etc/shadow", secret_dir + "/f", unshared, shared});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);  // for the shared file
+  const MissingSection missing = missing_section(r.out);
+  EXPECT_EQ(missing.paths, std::vector<std::string>{shared}) << describe(r);
+  EXPECT_EQ(missing.recipe_lines, std::vector<std::string>{"files = [\"" + shared + "\"]"})
+      << describe(r);
+  // Named nowhere but in the command line the report repeats.
+  for (const auto& line : jail_test::split_lines(r.out)) {
+    if (line.starts_with("jail rootfs check: cat ")) continue;
+    for (const std::string& path : {std::string("/etc/shadow"), secret_dir, unshared})
+      EXPECT_EQ(line.find(path), std::string::npos) << line << "\n" << describe(r);
+  }
+  // An unprivileged check cannot look into the 0700 directory: that file is absent to it.
+  const int left_out = as_root() ? 3 : 2;
+  EXPECT_NE(r.out.find("left out " + std::to_string(left_out) +
+                       " paths it looked for that are on the host but only root can read there "
+                       "(not readable by others, or in a directory others cannot search)"),
+            std::string::npos)
+      << describe(r);
+}
+
+// A path is the tool's text: a terminal escape sequence in one is shown, never sent raw, in the
+// report's paths, its recipe lines (as a TOML escape, exact) and the command line it repeats.
+TEST_P(RootfsCheck, ALookedUpPathIsPrintedEscaped) {
+  const std::string root = build("shell");
+  const std::string red = cwd_ / "\x1b[31mred";
+  jail_test::write_file(red, "red\n");
+  const RunResult r = run({"rootfs", "check", root, "--", "cat", red});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << describe(r);
+  const std::string shown = cwd_ / "\\x1b[31mred";
+  const MissingSection missing = missing_section(r.out);
+  EXPECT_EQ(missing.paths, std::vector<std::string>{shown}) << describe(r);
+  EXPECT_NE(r.out.find("  " + shown + "  (openat " + shown + ")\n"), std::string::npos)
+      << describe(r);
+  EXPECT_EQ(missing.recipe_lines,
+            std::vector<std::string>{"files = [\"" + (cwd_ / "\\u001B[31mred") + "\"]"})
+      << describe(r);
+  EXPECT_NE(r.out.find("jail rootfs check: cat " + shown + " exited with 1"), std::string::npos)
+      << describe(r);
+}
+
+// A name that is not UTF-8 at all: the status JSON carries it as {"hex": …} and the report
+// prints it escaped (it made the status's JSON writer abort the whole check).
+TEST_P(RootfsCheck, ALookedUpPathThatIsNotUtf8IsReported) {
+  const std::string root = build("shell");
+  const std::string odd = cwd_ / "odd\xff\xfename";
+  jail_test::write_file(odd, "odd\n");
+  const RunResult r = run({"rootfs", "check", root, "--", "cat", odd});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find(cwd_ / "odd\\xff\\xfename"), std::string::npos) << describe(r);
 }
 
 TEST_P(RootfsCheck, TheCommandItselfMissingIsNamed) {
