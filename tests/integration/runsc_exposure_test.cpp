@@ -2,8 +2,16 @@
 // link in a bind source is refused, and a bound home's credential stores are masked.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "run_jail.hpp"
 #include "runsc_fixture.hpp"
@@ -35,6 +43,64 @@ TEST_F(Runsc, APlantedLinkAndCredentialStoresStayOutOfTheSandbox) {
   EXPECT_EQ(masked.out.find("PRIVATE KEY"), std::string::npos) << describe(masked);
   EXPECT_EQ(masked.out.find("hunter2"), std::string::npos) << describe(masked);
   EXPECT_NE(masked.out.find("plain"), std::string::npos) << describe(masked);
+}
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string state;
+  pid_t parent = 0;
+  fields >> state >> parent;
+  return parent;
+}
+
+// Every process below `root` (by parent links, read now).
+std::vector<pid_t> descendants_of(pid_t root) {
+  std::vector<pid_t> found;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return found;
+  while (const dirent* entry = ::readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (pid <= 0) continue;
+    for (pid_t up = parent_of(pid); up > 1; up = parent_of(up)) {
+      if (up == root) {
+        found.push_back(pid);
+        break;
+      }
+    }
+  }
+  ::closedir(proc);
+  return found;
+}
+
+// Under runsc the tool's user namespace is gVisor's own; on the host, every process the run
+// starts maps no host 0 into a user namespace it entered: runsc's sandbox runs as host nobody.
+TEST_F(Runsc, TheSandboxOnTheHostMapsNoHostRoot) {
+  RunOptions options;
+  JailProcess jail({"--runtime", "runsc", "--no-cwd", "--", "sh", "-c", "echo READY; sleep 20"},
+                   options);
+  ASSERT_TRUE(jail.wait_for_stdout("READY", std::chrono::seconds(30)));
+  int sandboxes = 0;
+  for (const pid_t pid : descendants_of(jail.pid())) {
+    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string name;
+    std::getline(cmdline, name, '\0');
+    std::ifstream map_file("/proc/" + std::to_string(pid) + "/uid_map");
+    std::string map((std::istreambuf_iterator<char>(map_file)), std::istreambuf_iterator<char>());
+    if (name.find("runsc-sandbox") == std::string::npos) continue;
+    ++sandboxes;
+    std::istringstream lines(map);
+    long inside = 0, outside = 0, count = 0;
+    while (lines >> inside >> outside >> count) {
+      EXPECT_FALSE(outside == 0) << "the sandbox maps host 0:\n" << map;
+    }
+  }
+  ::kill(jail.pid(), SIGTERM);
+  const RunResult r = jail.wait(std::chrono::seconds(30));
+  EXPECT_EQ(sandboxes, 1) << describe(r);
 }
 
 }  // namespace
