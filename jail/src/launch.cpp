@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "bind_sources.hpp"
@@ -36,6 +37,7 @@
 #include "seccomp/exit_watch.hpp"
 #include "seccomp/lookup_policy.hpp"
 #include "seccomp/prepare.hpp"
+#include "seccomp/write_watch.hpp"
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
 #include "user_quotas.hpp"
@@ -109,18 +111,40 @@ PtyPlan plan_pty(const Spec& spec) {
 
 // Path lookups (--trace-lookups) and, under an open-files limit, exits reach the supervisor even
 // where the policy allows them: it notes the path, or counts the exiting process's descriptors.
+// The current directory inside the jail when a read-only bind shows it there (jail's default for
+// the caller's directory) and the tool's writes there would fail with EROFS; not in a dry run,
+// where it is a writable layer.
+std::optional<std::string> read_only_cwd(const Spec& spec) {
+  if (spec.dry_run) return std::nullopt;
+  const std::string cwd = normalize_jail_path(spec.cwd);
+  for (const Mount& mount : spec.mounts) {
+    if (mount.kind == MountKind::ro_bind && normalize_jail_path(mount.target) == cwd && cwd != "/")
+      return cwd;
+  }
+  return std::nullopt;
+}
+
 // Returns whether exits are routed.
 bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t start_envp) {
   const bool lookups = spec.lookups == LookupTrace::record;
   const bool exits = rlimit_in_force(spec.limits, RLIMIT_NOFILE).has_value();
-  if (!lookups && !exits) return false;
+  const bool writes = read_only_cwd(spec).has_value();
+  if (!lookups && !exits && !writes) return false;
   policy::Policy routed = *policy.policy;
-  if (lookups) routed = with_lookups_traced(routed, start_envp);
-  if (exits) routed = with_exits_watched(routed, policy.name);
-  recompile_routed(policy, routed,
-                   lookups && exits ? "path lookups and exits"
-                   : lookups        ? "path lookups"
-                                    : "exits");
+  std::vector<std::string> what;
+  if (lookups) {
+    routed = with_lookups_traced(routed, start_envp);
+    what.emplace_back("path lookups");
+  }
+  if (exits) {
+    routed = with_exits_watched(routed, policy.name);
+    what.emplace_back("exits");
+  }
+  if (writes) {
+    routed = with_writes_watched(routed);
+    what.emplace_back("writes");
+  }
+  recompile_routed(policy, routed, fmt::format("{}", fmt::join(what, " and ")));
   return exits;
 }
 
@@ -225,6 +249,7 @@ Process launch(const Spec& spec) {
   const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context);
   state->id_slot = std::move(id_slot);
   state->masked = masked;
+  if (policy) state->read_only_cwd = read_only_cwd(spec);
   state->abstract_sockets_scoped = plan.scope_abstract_sockets;
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;

@@ -65,6 +65,9 @@ struct Process::State {
   IdSlot id_slot;
   std::vector<std::string> masked;       // credential stores hidden in the binds (Result::masked)
   bool abstract_sockets_scoped = false;  // Result::abstract_sockets_scoped
+  // The current directory, bound read-only, whose writes the filter sends to the supervisor
+  // (seccomp/write_watch.hpp).
+  std::optional<std::string> read_only_cwd;
   bool forward_signals = false;
   Limits limits;
   // Owned for the jail's life: removed (after its usage is read) when the run ends, and by its

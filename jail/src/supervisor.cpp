@@ -129,6 +129,7 @@ void Supervisor::on_reports() {
     if (const auto nofile = rlimit_in_force(state_.limits, RLIMIT_NOFILE)) {
       denials_->watch_exits(nofile->soft);
     }
+    if (state_.read_only_cwd) denials_->watch_writes(*state_.read_only_cwd);
   }
   for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
     tmpfs_.emplace_back(op, std::move(mount));

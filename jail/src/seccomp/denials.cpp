@@ -23,6 +23,7 @@
 #include "policy/learn_conditions.hpp"
 #include "policy/syscalls.hpp"
 #include "seccomp/exit_watch.hpp"
+#include "seccomp/write_watch.hpp"
 
 namespace jail {
 namespace {
@@ -130,6 +131,12 @@ void DenialHandler::note_exit(const seccomp_notif& request) {
 }
 
 void DenialHandler::log_summary() const {
+  if (write_refused_) {
+    jail::log().warn(
+        "the tool tried to write {} in the current directory {}, which is bound read-only (EROFS): "
+        "--bind . makes it writable (--dry-run first shows what it would write)",
+        *write_refused_, *read_only_cwd_);
+  }
   logged_.log_repeats("allowed and logged", "allowed_and_logged");
   denied_.log_repeats("denied", "denied");
   if (unknown_numbers_ > kKeptUnknownNumbers) {
@@ -164,6 +171,8 @@ bool DenialHandler::handle_one(int init_pidfd) {
     // Only a traced lookup or a watched exit gets here allowed (the filter decides every other
     // allow itself): noted, it runs as the policy says, without a log line or a denial.
     if (open_files_limit_ && native && request.data.nr == SYS_exit_group) note_exit(request);
+    if (read_only_cwd_ && native && !write_refused_)
+      write_refused_ = write_in_read_only(request, *read_only_cwd_);
     seccomp_notif_resp response{};
     response.id = request.id;
     response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

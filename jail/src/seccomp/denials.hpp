@@ -35,6 +35,9 @@ class DenialHandler {
   // Under an open-files limit the filter sends exit_group here (seccomp/exit_watch.hpp): each
   // exiting process's descriptors are counted before it lets go of them.
   void watch_exits(std::uint64_t open_files_limit) { open_files_limit_ = open_files_limit; }
+  // With the current directory `cwd` bound read-only, the filter sends write-intent calls here
+  // (seccomp/write_watch.hpp): the first that lands there is noted, for one hint at the end.
+  void watch_writes(std::string cwd) { read_only_cwd_ = std::move(cwd); }
   // A process of the jail ended holding every descriptor the limit allows.
   [[nodiscard]] bool open_files_full() const { return open_files_full_; }
   // Every process under the filter is gone (the listener hung up): nothing more can come, and
@@ -73,6 +76,8 @@ class DenialHandler {
   static void note_condition_value(SyscallUse& use, const seccomp_data& data);
   std::unique_ptr<LookupRecorder> lookups_;
   std::optional<std::uint64_t> open_files_limit_;
+  std::optional<std::string> read_only_cwd_;
+  std::optional<std::string> write_refused_;  // the first path written in read_only_cwd_
   bool open_files_full_ = false;
   // An exit_group on its way (the caller waits for the answer): notes a full descriptor table.
   void note_exit(const seccomp_notif& request);

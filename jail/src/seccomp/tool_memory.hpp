@@ -1,0 +1,21 @@
+// Parent side: what the supervisor reads of a tool that waits in a seccomp notification: a
+// path argument from its memory, and its /proc links (cwd, fds) as the jail sees them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace jail {
+
+// The NUL-terminated string at `address` in `pid`, at most PATH_MAX bytes (what the kernel
+// accepts); nullopt when it cannot be read or is longer.
+[[nodiscard]] std::optional<std::string> read_string(pid_t pid, std::uint64_t address);
+
+// A link in the tool's /proc entry ("cwd", "fd/3"), relative to the tool's root: the path as the
+// jail sees it; nullopt when gone or not in the filesystem (a pipe, a socket).
+[[nodiscard]] std::optional<std::string> read_proc_link(pid_t pid, const std::string& name);
+
+}  // namespace jail
