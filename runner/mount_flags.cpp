@@ -36,6 +36,12 @@ std::string absolute_host_path(const std::string& path) {
   return std::filesystem::absolute(path).lexically_normal().string();
 }
 
+std::string host_path_key(const std::string& path) {
+  std::string key = absolute_host_path(path);
+  while (key.size() > 1 && key.back() == '/') key.pop_back();
+  return key;
+}
+
 // SRC[:DST]; DST defaults to SRC.
 Mount parse_bind(const std::string& text, MountKind kind, const char* flag,
                  const std::string& from) {
@@ -96,11 +102,6 @@ void warn_of_hidden_mounts(const std::vector<Mount>& mounts, const std::vector<b
 
 namespace {
 
-std::string without_trailing_slash(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  return path;
-}
-
 bool within_dir(const std::string& path, const std::string& dir) {
   return path == dir || (path.starts_with(dir) && (dir == "/" || path[dir.size()] == '/'));
 }
@@ -109,8 +110,7 @@ bool within_dir(const std::string& path, const std::string& dir) {
 
 void add_protected(std::vector<Mount>& mounts, const std::vector<std::string>& subpaths) {
   for (const std::string& subpath : subpaths) {
-    const std::string host = without_trailing_slash(
-        std::filesystem::path(absolute_host_path(subpath)).lexically_normal().string());
+    const std::string host = host_path_key(subpath);
     std::error_code error;
     if (!std::filesystem::exists(std::filesystem::symlink_status(host, error))) {
       throw UsageError(fmt::format("--protect {}: {} does not exist", subpath, host));
@@ -119,9 +119,7 @@ void add_protected(std::vector<Mount>& mounts, const std::vector<std::string>& s
     const Mount* shown_by = nullptr;
     for (const Mount& mount : mounts) {
       if (mount.kind == MountKind::tmpfs) continue;
-      if (within_dir(host, without_trailing_slash(
-                               std::filesystem::path(mount.source).lexically_normal().string())))
-        shown_by = &mount;
+      if (within_dir(host, host_path_key(mount.source))) shown_by = &mount;
     }
     if (shown_by == nullptr || shown_by->kind != MountKind::bind) {
       throw UsageError(fmt::format(
@@ -131,10 +129,11 @@ void add_protected(std::vector<Mount>& mounts, const std::vector<std::string>& s
           shown_by == nullptr ? "in no bind of the jail"
                               : "in the read-only bind of " + shown_by->source + " already"));
     }
-    const std::string source =
-        without_trailing_slash(std::filesystem::path(shown_by->source).lexically_normal().string());
-    const std::string target =
-        without_trailing_slash(shown_by->target) + host.substr(source == "/" ? 0 : source.size());
+    const std::string source = host_path_key(shown_by->source);
+    std::string target = shown_by->target;
+    while (target.size() > 1 && target.back() == '/') target.pop_back();
+    const std::string below = host.substr(source == "/" ? 0 : source.size());
+    target = target == "/" ? (below.empty() ? target : below) : target + below;
     mounts.push_back(Mount::ro_bind(host, target, "--protect " + subpath));
   }
 }

@@ -11,6 +11,8 @@ namespace jail::runner {
 // `path` made absolute against the current directory, without resolving symlinks (the jail's
 // setup resolves them itself, inside its own root rules).
 [[nodiscard]] std::string absolute_host_path(const std::string& path);
+// The same without a trailing slash: "./data/" → "/home/u/p/data", to compare with other paths.
+[[nodiscard]] std::string host_path_key(const std::string& path);
 
 // "SRC[:DST]" for --bind/--ro-bind (`flag`), where `from` says where it was written ("on the
 // command line", "in profile p.toml:3:1"). A ':' in a path is written "\:".

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "jail/colon_fields.hpp"
 #include "mount_flags.hpp"
 #include "policy/suggest.hpp"
 #include "profile.hpp"
@@ -210,13 +211,7 @@ std::optional<std::string> home_in_passwd(uid_t uid) {
   const std::string id = std::to_string(uid);
   for (std::string line; std::getline(passwd, line);) {
     // name:password:uid:gid:gecos:home:shell
-    std::vector<std::string> fields;
-    for (std::size_t start = 0;;) {
-      const std::size_t colon = line.find(':', start);
-      fields.push_back(line.substr(start, colon - start));
-      if (colon == std::string::npos) break;
-      start = colon + 1;
-    }
+    const std::vector<std::string> fields = jail::colon_fields(line);
     if (fields.size() >= 6 && fields[2] == id && fields[5].starts_with('/')) return fields[5];
   }
   return std::nullopt;
@@ -687,9 +682,7 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
   spec.cgroup_parent = f.cgroup_parent;
   add_cwd(spec, f, run.log.notes);
   add_protected(spec.mounts, f.protect);
-  for (const std::string& path : f.unmask) {
-    spec.unmask.push_back(std::filesystem::path(absolute_host_path(path)).lexically_normal());
-  }
+  for (const std::string& path : f.unmask) spec.unmask.push_back(host_path_key(path));
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};

@@ -104,7 +104,6 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
   if (::geteuid() != 0) return opened;
   plan.sources_opened = true;
   IdmapNamespaces namespaces(context.identity.host_uid);
-  const bool idmapped = context.identity.idmap_caller.has_value();
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     child::MountOp& op = plan.ops[i];
     if (op.kind != child::OpKind::bind && op.kind != child::OpKind::overlay) continue;
@@ -127,9 +126,11 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
     if (op.kind == child::OpKind::bind) op.target_is_dir = S_ISDIR(owner.st_mode);
     UniqueFd tree = detached_copy(path.get());
     if (!tree.valid()) fail_like_child(Step::open_bind_source, errno, i, context);
-    if (idmapped && op.idmap && (op.kind == child::OpKind::overlay || context.identity.idmap_binds))
-      idmap_tree(tree.get(), path.get(), owner, namespaces, op, context.ops[i]);
-    if (op.kind == child::OpKind::overlay) {
+    const bool overlay = op.kind == child::OpKind::overlay;
+    const bool idmapped =
+        op.idmap && (overlay ? context.identity.idmap_layers : context.identity.idmap_binds);
+    if (idmapped) idmap_tree(tree.get(), path.get(), owner, namespaces, op, context.ops[i]);
+    if (overlay) {
       // The child makes the overlay in its own namespace from the lower tree and this one, the
       // session's directory of upper/ and work/ (overlayfs wants both on one mount).
       UniqueFd layer = open_layer_dir(op, i, context);
@@ -141,12 +142,13 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
           if (::fchownat(layer.get(), name, owner.st_uid, owner.st_gid, AT_SYMLINK_NOFOLLOW) != 0)
             fail_like_child(Step::mount_overlay, errno, i, context);
         }
-        UniqueFd layer_tree = detached_copy(layer.get());
-        if (!layer_tree.valid()) fail_like_child(Step::mount_overlay, errno, i, context);
-        idmap_tree(layer_tree.get(), layer.get(), owner, namespaces, op, context.ops[i]);
-        op.overlay_layer_fd = layer_tree.get();
-        opened.push_back(std::move(layer_tree));
       }
+      UniqueFd layer_tree = detached_copy(layer.get());
+      if (!layer_tree.valid()) fail_like_child(Step::mount_overlay, errno, i, context);
+      if (idmapped)
+        idmap_tree(layer_tree.get(), layer.get(), owner, namespaces, op, context.ops[i]);
+      op.overlay_layer_fd = layer_tree.get();
+      opened.push_back(std::move(layer_tree));
     }
     if (op.kind == child::OpKind::bind &&
         child::set_attributes(tree.get(), child::bind_attributes(op), true) != 0) {

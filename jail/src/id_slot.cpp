@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "jail/colon_fields.hpp"
 #include "jail/error.hpp"
 
 namespace jail {
@@ -21,16 +22,6 @@ struct IdRange {
   std::uint64_t first = 0;
   std::uint64_t count = 0;
 };
-
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> fields;
-  for (std::size_t start = 0;;) {
-    const std::size_t colon = line.find(':', start);
-    fields.push_back(line.substr(start, colon - start));
-    if (colon == std::string::npos) return fields;
-    start = colon + 1;
-  }
-}
 
 std::optional<std::uint64_t> number(const std::string& text) {
   if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos)
@@ -45,7 +36,7 @@ std::vector<IdRange> ids_in_use() {
   for (const char* file : {"/etc/passwd", "/etc/group"}) {
     std::ifstream in(file);
     for (std::string line; std::getline(in, line);) {
-      const auto fields = fields_of(line);
+      const auto fields = colon_fields(line);
       if (fields.size() < 3) continue;
       if (const auto id = number(fields[2])) used.push_back({*id, 1});
     }
@@ -53,7 +44,7 @@ std::vector<IdRange> ids_in_use() {
   for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
     std::ifstream in(file);
     for (std::string line; std::getline(in, line);) {
-      const auto fields = fields_of(line);
+      const auto fields = colon_fields(line);
       if (fields.size() < 3) continue;
       const auto first = number(fields[1]);
       const auto count = number(fields[2]);

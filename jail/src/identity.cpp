@@ -42,8 +42,7 @@ Identity choose_identity(const Spec& spec, uid_t caller_uid, gid_t caller_gid,
     // One id each way and nothing else: no host 0 (nor any other host id) in the namespace.
     identity.uid_map = fmt::format("{} {} 1\n", identity.uid, identity.host_uid);
     identity.gid_map = fmt::format("{} {} 1\n", identity.gid, identity.host_gid);
-    identity.idmap_caller = caller_uid;
-    identity.idmap_caller_gid = caller_gid;
+    identity.idmap_binds = identity.idmap_layers = own_host_id.has_value();
   } else {
     identity.uid = spec.uid.value_or(caller_uid);
     identity.gid = spec.gid.value_or(caller_gid);

@@ -19,11 +19,10 @@ struct Identity {
   std::string uid_map;    // contents for /proc/PID/uid_map
   std::string gid_map;
   bool deny_setgroups = false;  // the kernel requires it for a gid map written without CAP_SETGID
-  // A root caller's: the host ids the caller's binds are idmapped from (files of theirs show as
-  // the tool's, and the tool's writes land as theirs). nullopt: binds are not idmapped.
-  std::optional<uid_t> idmap_caller;
-  gid_t idmap_caller_gid = 0;
-  bool idmap_binds = true;  // false under --policy none: only a dry run's layers are idmapped
+  // A root caller's: the caller's binds and dry-run layers are idmapped from their directory's
+  // owner (idmap.hpp). Under --policy none only the layers are (launch.cpp says why).
+  bool idmap_binds = false;
+  bool idmap_layers = false;
 };
 
 // A root caller's tool runs as 1000:1000 inside (or --uid/--gid), which is `own_host_id` on the

@@ -109,8 +109,6 @@ PtyPlan plan_pty(const Spec& spec) {
   return plan;
 }
 
-// Path lookups (--trace-lookups) and, under an open-files limit, exits reach the supervisor even
-// where the policy allows them: it notes the path, or counts the exiting process's descriptors.
 // The current directory inside the jail when a read-only bind shows it there (jail's default for
 // the caller's directory) and the tool's writes there would fail with EROFS; not in a dry run,
 // where it is a writable layer.
@@ -124,11 +122,14 @@ std::optional<std::string> read_only_cwd(const Spec& spec) {
   return std::nullopt;
 }
 
-// Returns whether exits are routed.
-bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t start_envp) {
+// Path lookups (--trace-lookups), exits under an open-files limit and writes while the current
+// directory is read-only reach the supervisor even where the policy allows them: it notes the
+// path, counts the exiting process's descriptors, or notes a write that met EROFS. Returns
+// whether exits are routed.
+bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t start_envp,
+                         bool writes) {
   const bool lookups = spec.lookups == LookupTrace::record;
   const bool exits = rlimit_in_force(spec.limits, RLIMIT_NOFILE).has_value();
-  const bool writes = read_only_cwd(spec).has_value();
   if (!lookups && !exits && !writes) return false;
   policy::Policy routed = *policy.policy;
   std::vector<std::string> what;
@@ -217,9 +218,11 @@ Process launch(const Spec& spec) {
                                                      : prepare_policy(spec.policy);
   // The tool's own start passes plan.envp to execve: the address is the same in the child (a
   // copy of this process), which lets the filter tell that execve from the tool's own.
+  // Writes there are watched only under a filter, which is what sends them to the supervisor.
+  const std::optional<std::string> watched_cwd = policy ? read_only_cwd(spec) : std::nullopt;
   if (policy) {
-    plan.exits_watched =
-        route_to_supervisor(*policy, spec, reinterpret_cast<std::uint64_t>(plan.envp));
+    plan.exits_watched = route_to_supervisor(
+        *policy, spec, reinterpret_cast<std::uint64_t>(plan.envp), watched_cwd.has_value());
   }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
   plan.scope_abstract_sockets = landlock_abi() >= child::kLandlockAbiAbstractScope;
@@ -249,7 +252,7 @@ Process launch(const Spec& spec) {
   const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context);
   state->id_slot = std::move(id_slot);
   state->masked = masked;
-  if (policy) state->read_only_cwd = read_only_cwd(spec);
+  state->read_only_cwd = watched_cwd;
   state->abstract_sockets_scoped = plan.scope_abstract_sockets;
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;

@@ -233,6 +233,7 @@ void check_runsc(const Spec& spec, Problems& problems) {
 // have to make the mount point through that bind, on the host. (A dry run's layer takes it in
 // its session instead; a read-only bind refuses it with EROFS, which the child reports.)
 void check_mount_points_in_binds(const Spec& spec, Problems& problems) {
+  if (spec.dry_run) return;
   for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
     const std::string target = normalize_jail_path(spec.mounts[i].target);
     for (std::size_t j = i; j-- > 0;) {
@@ -242,7 +243,6 @@ void check_mount_points_in_binds(const Spec& spec, Problems& problems) {
           !jail_path_within(target, outer_target)) {
         continue;
       }
-      if (spec.dry_run) break;
       const std::string host =
           outer.source + target.substr(outer_target == "/" ? 0 : outer_target.size());
       struct stat info {};

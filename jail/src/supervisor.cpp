@@ -131,8 +131,7 @@ void Supervisor::on_reports() {
     }
     if (state_.read_only_cwd) denials_->watch_writes(*state_.read_only_cwd);
   }
-  for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
-    tmpfs_.emplace_back(op, std::move(mount));
+  take_tmpfs_reports();
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ =
         std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output,
@@ -227,6 +226,11 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
   return true;
 }
 
+void Supervisor::take_tmpfs_reports() {
+  for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
+    tmpfs_.emplace_back(op, std::move(mount));
+}
+
 bool Supervisor::any_tmpfs_full() {
   bool full = false;
   for (auto& [op, mount] : tmpfs_) {
@@ -269,8 +273,7 @@ Result Supervisor::finish() {
   }
   state_.waited = true;
   record.reports = state_.reports.reports();
-  for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
-    tmpfs_.emplace_back(op, std::move(mount));
+  take_tmpfs_reports();
   record.tmpfs_full = any_tmpfs_full();
   record.wall_ms = std::chrono::duration<double, std::milli>(ended_at_ - state_.started).count();
   record.timed_out = timed_out_;

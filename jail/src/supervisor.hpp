@@ -78,6 +78,8 @@ class Supervisor {
   // end, to name one that filled up.
   std::vector<std::pair<int, UniqueFd>> tmpfs_;
   // Logs each of them that ended full; true if one did.
+  // Moves the tmpfs mounts the child sent (ReportKind::tmpfs) into tmpfs_.
+  void take_tmpfs_reports();
   [[nodiscard]] bool any_tmpfs_full();
   bool ended_ = false;
   Clock::time_point ended_at_;  // when the init's end was seen: the run's wall time ends there

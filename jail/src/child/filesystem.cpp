@@ -226,6 +226,7 @@ int make_overlay_from_trees(const Plan& plan, MountOp& op) {
   errno = saved;
   return mnt;
 }
+
 // A bind's source as a detached copy of its tree, sealed with the op's attributes before it is
 // attached anywhere: op.source_fd, or -1 for an optional one that is missing. 0, or errno with
 // `step` set.

@@ -71,10 +71,10 @@ struct RlimitSetting {
   rlim_t hard;
 };
 
-// A per-user-namespace limit (/proc/sys/user/NAME) the init sets in the jail's namespace.
 // The Landlock ABI that scopes abstract Unix sockets (Linux 6.12).
 inline constexpr long kLandlockAbiAbstractScope = 6;
 
+// A per-user-namespace limit (/proc/sys/user/NAME) the init sets in the jail's namespace.
 struct QuotaSetting {
   const char* path = nullptr;  // "/proc/sys/user/max_inotify_instances"
   const char* value = nullptr;

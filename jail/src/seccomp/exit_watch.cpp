@@ -15,6 +15,7 @@
 
 #include "jail/error.hpp"
 #include "policy/evaluate.hpp"
+#include "seccomp/reroute.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -32,22 +33,11 @@ policy::Policy with_exits_watched(const policy::Policy& policy, const std::strin
                             name, policy::to_string(decision.action), decision.where.file,
                             decision.where.line));
   }
-  policy::Policy watched = policy;
-  for (policy::Rule& rule : watched.rules) {
-    if (rule.syscall == SYS_exit_group && rule.action.kind == policy::ActionKind::allow) {
-      rule.action = policy::Action{policy::ActionKind::log, 0};
-    }
-  }
-  // Rules come first and the first match decides: this catches an exit_group that would have
-  // fallen through to an allowing default.
-  if (policy.default_action.kind == policy::ActionKind::allow) {
-    policy::Rule by_default;
-    by_default.syscall = SYS_exit_group;
-    by_default.action = policy::Action{policy::ActionKind::log, 0};
-    by_default.where = policy.default_where;
-    watched.rules.push_back(by_default);
-  }
-  return watched;
+  constexpr std::array kExits = {static_cast<int>(SYS_exit_group)};
+  return reroute_allowed(policy, kExits,
+                         [](std::vector<policy::Rule>& rules, const policy::Rule& allowed) {
+                           rules.push_back(to_supervisor(allowed));
+                         });
 }
 
 std::optional<std::uint64_t> descriptors_at_limit(pid_t pid, std::uint64_t limit) {

@@ -1,21 +1,17 @@
 #include "seccomp/lookup_recorder.hpp"
 
 #include <fcntl.h>
-#include <linux/limits.h>
 #include <linux/openat2.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <cstring>
-#include <filesystem>
 #include <optional>
 
 #include "log.hpp"
 #include "seccomp/lookup_calls.hpp"
 #include "seccomp/tool_memory.hpp"
+#include "spec_check.hpp"
 
 namespace jail {
 namespace {
@@ -57,10 +53,6 @@ FinalLink final_link(const LookupCall& call, const seccomp_notif& request) {
   return stops ? FinalLink::not_followed : FinalLink::followed;
 }
 
-bool below(const std::string& path, const std::string& dir) {
-  return path == dir || (path.starts_with(dir) && (dir == "/" || path[dir.size()] == '/'));
-}
-
 }  // namespace
 
 LookupRecorder::LookupRecorder(std::vector<std::string> jail_mounts)
@@ -73,17 +65,12 @@ bool LookupRecorder::traces(int syscall) {
 void LookupRecorder::record(const seccomp_notif& request, int listener) {
   const LookupCall* call = find_lookup_call(request.data.nr);
   if (call == nullptr) return;
-  const auto pid = static_cast<pid_t>(request.pid);
-  std::optional<std::string> path = read_string(pid, request.data.args[call->path_arg]);
+  // The kernel reads a dirfd argument as an int.
+  const int dirfd =
+      call->dirfd_arg < 0 ? AT_FDCWD : static_cast<int>(request.data.args[call->dirfd_arg]);
+  std::optional<std::string> path =
+      path_argument(static_cast<pid_t>(request.pid), request.data.args[call->path_arg], dirfd);
   if (path && path->empty()) return;  // AT_EMPTY_PATH or an error the kernel reports: no lookup
-  if (path && path->front() != '/') {
-    // The kernel reads a dirfd argument as an int.
-    const int dirfd =
-        call->dirfd_arg < 0 ? AT_FDCWD : static_cast<int>(request.data.args[call->dirfd_arg]);
-    const auto base =
-        read_proc_link(pid, dirfd == AT_FDCWD ? "cwd" : "fd/" + std::to_string(dirfd));
-    path = base ? std::optional(*base + "/" + *path) : std::nullopt;
-  }
   // Everything above was read from a task named by pid; the notification still pending means
   // that task is still the one that made the call.
   const FinalLink link = final_link(*call, request);
@@ -92,10 +79,9 @@ void LookupRecorder::record(const seccomp_notif& request, int listener) {
     ++lookups_.unreadable;
     return;
   }
-  std::string normal = std::filesystem::path(*path).lexically_normal().string();
-  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  std::string normal = std::move(*path);
   for (const auto& mount : jail_mounts_) {
-    if (below(normal, mount)) {
+    if (jail_path_within(normal, mount)) {
       ++lookups_.under_jail_mounts;
       return;
     }

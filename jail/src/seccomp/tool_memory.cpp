@@ -1,5 +1,6 @@
 #include "seccomp/tool_memory.hpp"
 
+#include <fcntl.h>
 #include <linux/limits.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <filesystem>
 
 namespace jail {
 
@@ -41,6 +43,20 @@ std::optional<std::string> read_proc_link(pid_t pid, const std::string& name) {
     return std::nullopt;  // gone, or not a directory in the filesystem (a pipe, a socket)
   }
   return std::string(buffer.data(), static_cast<std::size_t>(length));
+}
+
+std::optional<std::string> path_argument(pid_t pid, std::uint64_t address, int dirfd) {
+  std::optional<std::string> path = read_string(pid, address);
+  if (!path || path->empty()) return path;
+  if (path->front() != '/') {
+    const auto base =
+        read_proc_link(pid, dirfd == AT_FDCWD ? "cwd" : "fd/" + std::to_string(dirfd));
+    if (!base) return std::nullopt;
+    *path = *base + "/" + *path;
+  }
+  std::string normal = std::filesystem::path(*path).lexically_normal().string();
+  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
 }
 
 }  // namespace jail

@@ -18,4 +18,9 @@ namespace jail {
 // jail sees it; nullopt when gone or not in the filesystem (a pipe, a socket).
 [[nodiscard]] std::optional<std::string> read_proc_link(pid_t pid, const std::string& name);
 
+// A waiting call's path argument as the jail sees it: read at `address`, made absolute against
+// `dirfd` (AT_FDCWD: the tool's working directory), lexically normal, without a trailing slash.
+// "" for an empty path (AT_EMPTY_PATH, or an error the kernel reports); nullopt when unreadable.
+[[nodiscard]] std::optional<std::string> path_argument(pid_t pid, std::uint64_t address, int dirfd);
+
 }  // namespace jail
