@@ -140,6 +140,13 @@ std::vector<std::string> add_root_layout(PlanBuilder& builder, const Spec& spec,
   std::vector<std::string> masked;
   if (!spec.rootfs) add_host_minimal(builder, spec, identity);
   builder.proc("/proc");
+  // The keys of every uid the tool shares (an unprivileged caller's own) are listed there by
+  // name; both read as empty. A masked procfs can't be mounted again inside (the kernel wants
+  // it whole), so a tool that nests jails asks for it whole with --unmask /proc/keys.
+  if (std::find(spec.unmask.begin(), spec.unmask.end(), "/proc/keys") == spec.unmask.end()) {
+    builder.mask_file("/proc/keys", "the jail's /proc, keys masked (--unmask /proc/keys)");
+    builder.mask_file("/proc/key-users", "the jail's /proc, keys masked (--unmask /proc/keys)");
+  }
   add_dev(builder, spec);
   builder.tmpfs("/tmp", spec.tmp_size_bytes, 01777, false, true, "the jail's /tmp");
   for (std::size_t i = 0; i < spec.mounts.size(); ++i) {

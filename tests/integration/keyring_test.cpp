@@ -1,12 +1,11 @@
 // The caller's keys stay the caller's: the tool starts in an empty session keyring of its own,
 // so it possesses none of the caller's keys (no payload can be read, even with no filter at
-// all), and a root caller's keys are not even listed (their owner is not in the tool's
-// namespace). An unprivileged caller's tool is the caller's uid: /proc/keys lists that uid's
-// key names (masking it needs root in the namespace, which jail never maps); payloads stay
-// unreadable.
+// all), and /proc/keys and /proc/key-users read as empty, so not even a key's name is listed
+// (an unprivileged caller's tool is the caller's uid, whose keys the kernel would list).
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "../support/shell_quote.hpp"
 #include "run_jail.hpp"
@@ -31,8 +30,12 @@ TEST_P(Keyring, TheCallersKeysAreNotTheTools) {
       "        'print(open(\"/proc/keys\").read())\\n'\n"
       "        f'print(\"session read\", l.syscall(250, 11, {s}, b, 64), b.value)\\n'\n"
       "        f'print(\"user read\", l.syscall(250, 11, {u}, b, 64), b.value)\\n')\n"
-      "os.execv(sys.argv[1], ['jail', '-q', '--no-cwd', '--policy', 'none', '--',\n"
-      "                       'python3', '-c', tool])\n",
+      "import subprocess\n"
+      "run = subprocess.run([sys.argv[1], '-q', '--no-cwd', '--policy', 'none', '--',\n"
+      "                      'sh', '-c', 'cat /proc/key-users; python3 -c \"$0\"', tool],\n"
+      "                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)\n"
+      "print(run.stdout)\n"
+      "libc.syscall(250, 9, s, -3); libc.syscall(250, 9, u, -4)  # KEYCTL_UNLINK: none left\n",
       0644);
   const std::string as_caller =
       as_root() ? "" : "setpriv --reuid=65534 --regid=65534 --clear-groups ";
@@ -42,11 +45,22 @@ TEST_P(Keyring, TheCallersKeysAreNotTheTools) {
   EXPECT_NE(out.find("session read -1 b''"), std::string::npos) << out;
   EXPECT_NE(out.find("user read -1 b''"), std::string::npos) << out;
   EXPECT_EQ(out.find("payload-"), std::string::npos) << out;
-  if (as_root()) {
-    EXPECT_EQ(out.find("jailtest-"), std::string::npos) << out;
-  }
-  // Its own session keyring, empty, owned by the tool.
-  EXPECT_NE(out.find("keyring   _ses: empty"), std::string::npos) << out;
+  EXPECT_EQ(out.find("jailtest-"), std::string::npos) << out;
+  // Nothing of any keyring is listed, not even the tool's own, nor a user's count.
+  EXPECT_EQ(out.find("keyring"), std::string::npos) << out;
+  EXPECT_EQ(out.find(": "), std::string::npos) << out;
+}
+
+// A tool that nests jails needs a whole procfs to mount one of its own; --unmask /proc/keys
+// leaves /proc whole, and by default a nested procfs is refused.
+TEST_P(Keyring, AWholeProcIsAskedFor) {
+  const std::vector<std::string> nested = {"--no-cwd", "--policy", "none",         "--",
+                                           "unshare",  "-Urpf",    "--mount-proc", "true"};
+  EXPECT_NE(run(nested).exit_code, 0);
+  std::vector<std::string> whole = {"--unmask", "/proc/keys"};
+  whole.insert(whole.end(), nested.begin(), nested.end());
+  const RunResult result = run(whole);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
 }
 
 JAIL_INSTANTIATE_FOR_CALLERS(Keyring);

@@ -124,18 +124,17 @@ int open_parent(int root, const char* path, char (&buffer)[PATH_MAX], const char
 int open_mount_point(int parent, const char* leaf, bool is_dir) {
   if (is_dir) {
     if (::mkdirat(parent, leaf, 0755) != 0 && errno != EEXIST) return -1;
-  } else {
-    const int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    const int create_err = fd < 0 ? errno : 0;
-    if (fd < 0 && errno != EEXIST && errno != EROFS && errno != EISDIR) return -1;
-    if (fd >= 0) ::close(fd);
-    // EROFS is fine when the file is already there; when it is not, EROFS is why (a file bound
-    // below a read-only directory such as /usr), not the ENOENT the open below would give.
-    const int target =
-        sys::openat2(parent, leaf, O_PATH | O_CLOEXEC | O_NOFOLLOW, kBeneath | RESOLVE_NO_SYMLINKS);
-    if (target < 0 && errno == ENOENT && create_err == EROFS) errno = EROFS;
-    return target;
+    return sys::openat2(parent, leaf, O_PATH | O_CLOEXEC | O_NOFOLLOW,
+                        kBeneath | RESOLVE_NO_SYMLINKS);
   }
+  // A file that is there is used as it is: opening it to write could fail (a read-only file of
+  // the jail's /proc) or block (a fifo).
+  const int existing =
+      sys::openat2(parent, leaf, O_PATH | O_CLOEXEC | O_NOFOLLOW, kBeneath | RESOLVE_NO_SYMLINKS);
+  if (existing >= 0 || errno != ENOENT) return existing;
+  const int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno != EEXIST) return -1;
+  if (fd >= 0) ::close(fd);
   return sys::openat2(parent, leaf, O_PATH | O_CLOEXEC | O_NOFOLLOW,
                       kBeneath | RESOLVE_NO_SYMLINKS);
 }
