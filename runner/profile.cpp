@@ -51,6 +51,8 @@ const std::vector<Key>& keys() {
       {"tmpfs", Type::texts},
       {"protect", Type::texts},
       {"unmask", Type::texts},
+      {"allow-socket", Type::texts},
+      {"allow-abstract", Type::texts},
       {"rootfs", Type::path},
       {"env", Type::env},
       {"pass-env", Type::texts},

@@ -46,7 +46,8 @@ struct RawFlags {
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
               tty = "auto";
-  std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env, protect, unmask;
+  std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env, protect, unmask, allow_sockets,
+      allow_abstract;
 };
 
 void define_flags(CLI::App& app, RawFlags& f) {
@@ -81,6 +82,11 @@ void define_flags(CLI::App& app, RawFlags& f) {
   app.add_option("--net", f.net, "network: none (only lo) or host")
       ->check(CLI::IsMember({"none", "host"}))
       ->capture_default_str();
+  one_each(
+      app.add_option("--allow-socket", f.allow_sockets,
+                     "let the tool connect to the host's Unix socket file PATH (in the jail)"));
+  one_each(app.add_option("--allow-abstract", f.allow_abstract,
+                          "with --net host, let the tool connect to the abstract socket NAME"));
   app.add_option(
          "--policy", f.policy,
          "seccomp policy: a shipped name (default, python, minimal), a .policy file, or none")
@@ -557,7 +563,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       const bool list = setting.flag == "--bind" || setting.flag == "--ro-bind" ||
                         setting.flag == "--tmpfs" || setting.flag == "--env" ||
                         setting.flag == "--pass-env" || setting.flag == "--rlimit" ||
-                        setting.flag == "--protect" || setting.flag == "--unmask";
+                        setting.flag == "--protect" || setting.flag == "--unmask" ||
+                        setting.flag == "--allow-socket" || setting.flag == "--allow-abstract";
       if (!list && app->get_option(setting.flag)->count() > 0) continue;  // the command line's
       // --flag=value: a value that starts with a dash stays a value.
       words.push_back(setting.value ? setting.flag + "=" + *setting.value : setting.flag);
@@ -683,6 +690,8 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
   add_cwd(spec, f, run.log.notes);
   add_protected(spec.mounts, f.protect);
   for (const std::string& path : f.unmask) spec.unmask.push_back(host_path_key(path));
+  spec.allow_sockets = f.allow_sockets;
+  spec.allow_abstract = f.allow_abstract;
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};

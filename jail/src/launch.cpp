@@ -34,6 +34,7 @@
 #include "rlimits.hpp"
 #include "root_layout.hpp"
 #include "runsc/sandbox.hpp"
+#include "seccomp/connect_broker.hpp"
 #include "seccomp/exit_watch.hpp"
 #include "seccomp/lookup_policy.hpp"
 #include "seccomp/prepare.hpp"
@@ -122,17 +123,29 @@ std::optional<std::string> read_only_cwd(const Spec& spec) {
   return std::nullopt;
 }
 
-// Path lookups (--trace-lookups), exits under an open-files limit and writes while the current
-// directory is read-only reach the supervisor even where the policy allows them: it notes the
-// path, counts the exiting process's descriptors, or notes a write that met EROFS. Returns
-// whether exits are routed.
+// What the connect broker lets the tool reach beyond the jail's own sockets; a root caller's
+// connects are made as the tool's own host ids (an unprivileged caller's tool is the caller).
+SocketAccess socket_access(const Spec& spec, const Identity& identity) {
+  SocketAccess access;
+  for (const std::string& path : spec.allow_sockets)
+    access.allowed_paths.push_back(normalize_jail_path(path));
+  access.allowed_abstract = spec.allow_abstract;
+  access.own_network = spec.net == Net::none;
+  if (::geteuid() == 0) access.connect_as = HostIds{identity.host_uid, identity.host_gid};
+  return access;
+}
+
+// Connects (always), path lookups (--trace-lookups), exits under an open-files limit and writes
+// while the current directory is read-only reach the supervisor even where the policy allows
+// them: it performs the connect itself, notes the path, counts the exiting process's
+// descriptors, or notes a write that met EROFS. Compiles the filter; returns whether exits are
+// routed.
 bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t start_envp,
                          bool writes) {
   const bool lookups = spec.lookups == LookupTrace::record;
   const bool exits = rlimit_in_force(spec.limits, RLIMIT_NOFILE).has_value();
-  if (!lookups && !exits && !writes) return false;
-  policy::Policy routed = *policy.policy;
-  std::vector<std::string> what;
+  policy::Policy routed = with_connects_brokered(*policy.policy);
+  std::vector<std::string> what = {"connects"};
   if (lookups) {
     routed = with_lookups_traced(routed, start_envp);
     what.emplace_back("path lookups");
@@ -145,7 +158,7 @@ bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t
     routed = with_writes_watched(routed);
     what.emplace_back("writes");
   }
-  recompile_routed(policy, routed, fmt::format("{}", fmt::join(what, " and ")));
+  compile_routed(policy, routed, fmt::format("{}", fmt::join(what, " and ")));
   return exits;
 }
 
@@ -195,7 +208,8 @@ Process launch(const Spec& spec) {
   builder.set_argv(spec.argv);
   builder.set_envp(spec.env);
   builder.set_rlimits(rlimits_for(spec.limits));
-  builder.set_quotas(jail_quotas());
+  const std::vector<std::pair<std::string, std::string>> quotas = jail_quotas();
+  builder.set_quotas(quotas);
   child::Plan& plan = builder.finish();
   plan.rootfs_dir = spec.rootfs ? builder.keep(*spec.rootfs) : nullptr;
   plan.root_tmpfs_size = builder.keep(std::to_string(kRootTmpfsBytes));
@@ -215,7 +229,7 @@ Process launch(const Spec& spec) {
   // Loaded and compiled before clone; the child gets a copy of the program with its memory.
   const std::unique_ptr<PreparedPolicy> policy = spec.seccomp_mode == SeccompMode::learn
                                                      ? prepare_learning_policy()
-                                                     : prepare_policy(spec.policy);
+                                                     : load_policy_for_run(spec.policy);
   // The tool's own start passes plan.envp to execve: the address is the same in the child (a
   // copy of this process), which lets the filter tell that execve from the tool's own.
   // Writes there are watched only under a filter, which is what sends them to the supervisor.
@@ -254,6 +268,11 @@ Process launch(const Spec& spec) {
   state->masked = masked;
   state->read_only_cwd = watched_cwd;
   state->abstract_sockets_scoped = plan.scope_abstract_sockets;
+  if (policy) state->sockets = socket_access(spec, identity);
+  for (const auto& [path, value] : quotas)
+    state->quotas.emplace_back(path.substr(path.rfind('/') + 1), std::stoull(value));
+  if (const auto msgqueue = rlimit_in_force(spec.limits, RLIMIT_MSGQUEUE))
+    state->quotas.emplace_back("RLIMIT_MSGQUEUE", msgqueue->soft);
   state->forward_signals = spec.forward_signals;
   state->policy = policy ? policy->policy : nullptr;
   state->learn = spec.seccomp_mode == SeccompMode::learn;

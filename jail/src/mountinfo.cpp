@@ -1,5 +1,8 @@
 #include "mountinfo.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 namespace jail {
 
 std::string unescape_mountinfo(std::string_view field) {
@@ -33,6 +36,15 @@ std::vector<std::string> mount_points(std::string_view mountinfo) {
     if (!point.empty()) points.push_back(unescape_mountinfo(point));
   }
   return points;
+}
+
+std::optional<std::uint64_t> mount_id_of(int fd) {
+  constexpr unsigned kUniqueMountId = 0x4000;  // STATX_MNT_ID_UNIQUE, newer than these headers
+  struct statx info {};
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID | kUniqueMountId, &info) != 0)
+    return std::nullopt;
+  if ((info.stx_mask & (STATX_MNT_ID | kUniqueMountId)) == 0) return std::nullopt;
+  return info.stx_mnt_id;
 }
 
 }  // namespace jail

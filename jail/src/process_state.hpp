@@ -23,6 +23,7 @@
 #include "plan_builder.hpp"
 #include "policy/policy.hpp"
 #include "report_channel.hpp"
+#include "seccomp/connect_broker.hpp"
 #include "timeline.hpp"
 #include "unique_fd.hpp"
 
@@ -65,6 +66,10 @@ struct Process::State {
   IdSlot id_slot;
   std::vector<std::string> masked;       // credential stores hidden in the binds (Result::masked)
   bool abstract_sockets_scoped = false;  // Result::abstract_sockets_scoped
+  // Under a filter, natively: what the connect broker lets the tool reach beyond the jail's own
+  // sockets, and as whom (seccomp/connect_broker.hpp).
+  std::optional<SocketAccess> sockets;
+  std::vector<std::pair<std::string, std::uint64_t>> quotas;  // Result::quotas
   // The current directory, bound read-only, whose writes the filter sends to the supervisor
   // (seccomp/write_watch.hpp).
   std::optional<std::string> read_only_cwd;

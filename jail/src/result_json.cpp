@@ -12,8 +12,11 @@ namespace jail {
 namespace {
 
 nlohmann::ordered_json violation_json(const Violation& violation) {
-  return {{"syscall", violation.syscall}, {"number", violation.number}, {"args", violation.args},
-          {"pid", violation.pid},         {"action", violation.action}, {"rule", violation.rule}};
+  nlohmann::ordered_json json = {{"syscall", violation.syscall}, {"number", violation.number},
+                                 {"args", violation.args},       {"pid", violation.pid},
+                                 {"action", violation.action},   {"rule", violation.rule}};
+  if (!violation.target.empty()) json["target"] = violation.target;
+  return json;
 }
 
 template <typename T>
@@ -83,6 +86,9 @@ std::string to_json(const Result& result) {
     masked.push_back(nlohmann::ordered_json(text_json(path)));
   json["masked"] = masked;
   json["abstract_sockets_scoped"] = result.abstract_sockets_scoped;
+  nlohmann::ordered_json quotas = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : result.quotas) quotas[name] = value;
+  json["quotas"] = quotas;
   json["dry_run"] = result.dry_run ? nlohmann::ordered_json{{"session", result.dry_run->id},
                                                             {"dir", result.dry_run->dir},
                                                             {"changes", result.dry_run->changes}}

@@ -1,6 +1,10 @@
 #include "rlimits.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+
+#include "user_quotas.hpp"
 
 namespace jail {
 namespace {
@@ -24,6 +28,13 @@ std::vector<child::RlimitSetting> rlimits_for(const Limits& limits) {
   if (limits.max_file_size) set(list, RLIMIT_FSIZE, *limits.max_file_size, *limits.max_file_size);
   if (limits.max_open_files)
     set(list, RLIMIT_NOFILE, *limits.max_open_files, *limits.max_open_files);
+  // POSIX message queue bytes are charged to the tool's user in every user namespace up to the
+  // host's, where an unprivileged caller's tool is the caller: a quarter of the caller's limit
+  // leaves the caller the rest while a jail holds all it can (--rlimit msgqueue overrides it).
+  if (rlimit own{}; ::getrlimit(RLIMIT_MSGQUEUE, &own) == 0 && own.rlim_cur != RLIM_INFINITY) {
+    const rlim_t share = own.rlim_cur / kQuotaShareDivisor;
+    set(list, RLIMIT_MSGQUEUE, share, share);
+  }
   for (const Rlimit& entry : limits.rlimits) set(list, entry.resource, entry.soft, entry.hard);
   return list;
 }

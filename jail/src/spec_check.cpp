@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -232,6 +233,42 @@ void check_runsc(const Spec& spec, Problems& problems) {
 // A mount whose target lies in an earlier writable bind and does not exist there: jail would
 // have to make the mount point through that bind, on the host. (A dry run's layer takes it in
 // its session instead; a read-only bind refuses it with EROFS, which the child reports.)
+// What --allow-socket and --allow-abstract name must be a socket the broker can find, where it
+// checks connects at all.
+void check_socket_access(const Spec& spec, Problems& problems) {
+  for (const std::string& path : spec.allow_sockets) {
+    if (normalize_jail_path(path).empty()) {
+      problems.push_back(fmt::format(
+          "--allow-socket '{}' must be an absolute path in the jail without '..' (where a bind "
+          "shows the socket)",
+          path));
+    }
+  }
+  for (const std::string& name : spec.allow_abstract) {
+    if (name.empty() || name.size() > sizeof(sockaddr_un::sun_path) - 1) {
+      problems.push_back(fmt::format(
+          "--allow-abstract '{}' must be an abstract socket name of 1 to {} bytes, without its "
+          "leading NUL",
+          name, sizeof(sockaddr_un::sun_path) - 1));
+    }
+  }
+  if (!spec.allow_abstract.empty() && spec.net != Net::host) {
+    problems.emplace_back(
+        "--allow-abstract reaches the host's abstract sockets, which only --net host can: in the "
+        "jail's own network every abstract name is the jail's already");
+  }
+  const bool any = !spec.allow_sockets.empty() || !spec.allow_abstract.empty();
+  if (any && spec.runtime == Runtime::runsc) {
+    problems.emplace_back(
+        "--allow-socket and --allow-abstract are for the native runtime: gVisor reaches no host "
+        "socket from a sandbox");
+  } else if (any && spec.policy == kNoPolicy && spec.seccomp_mode == SeccompMode::enforce) {
+    problems.emplace_back(
+        "--allow-socket and --allow-abstract need a seccomp policy (connects reach the "
+        "supervisor through it); with --policy none every socket is open, so leave them out");
+  }
+}
+
 void check_mount_points_in_binds(const Spec& spec, Problems& problems) {
   if (spec.dry_run) return;
   for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
@@ -308,6 +345,7 @@ void check_spec(const Spec& spec) {
   }
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);
   check_mount_points_in_binds(spec, problems);
+  check_socket_access(spec, problems);
   if (spec.runtime == Runtime::runsc) check_runsc(spec, problems);
   if (spec.lookups == LookupTrace::record && spec.policy == kNoPolicy &&
       spec.seccomp_mode == SeccompMode::enforce) {

@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
+#include "mountinfo.hpp"
 #include "runsc/keeper.hpp"
 #include "runsc/sandbox.hpp"
 #include "spawn_support.hpp"
@@ -120,6 +121,11 @@ void Supervisor::on_deadline() {
 
 void Supervisor::on_reports() {
   state_.reports.drain();
+  // Before the listener: the child sent its mounts before the tool started.
+  take_tmpfs_reports();
+  for (auto& [op, layer] : state_.reports.take_all(child::ReportKind::layer)) {
+    if (const auto id = mount_id_of(layer.get())) own_mounts_.push_back(*id);
+  }
   if (UniqueFd listener = state_.reports.take(child::ReportKind::seccomp_listener);
       listener.valid()) {
     denials_ = std::make_unique<DenialHandler>(
@@ -130,8 +136,8 @@ void Supervisor::on_reports() {
       denials_->watch_exits(nofile->soft);
     }
     if (state_.read_only_cwd) denials_->watch_writes(*state_.read_only_cwd);
+    if (state_.sockets) denials_->broker_connects(*state_.sockets, own_mounts_, state_.pid);
   }
-  take_tmpfs_reports();
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ =
         std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output,
@@ -227,8 +233,10 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
 }
 
 void Supervisor::take_tmpfs_reports() {
-  for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs))
+  for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs)) {
+    if (const auto id = mount_id_of(mount.get())) own_mounts_.push_back(*id);
     tmpfs_.emplace_back(op, std::move(mount));
+  }
 }
 
 bool Supervisor::any_tmpfs_full() {
@@ -311,6 +319,7 @@ Result Supervisor::finish() {
   result.timings = state_.timeline.phases(record.reports);
   result.masked = state_.masked;
   result.abstract_sockets_scoped = state_.abstract_sockets_scoped;
+  result.quotas = state_.quotas;
   // A run that never got past setup ran no tool: its session goes with the Recorder.
   if (state_.dry_run && result.outcome != Outcome::setup_error)
     result.dry_run = state_.dry_run->finish();

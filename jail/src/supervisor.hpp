@@ -77,6 +77,9 @@ class Supervisor {
   // The jail's writable tmpfs mounts (mount op index, a descriptor of the mount): read at the
   // end, to name one that filled up.
   std::vector<std::pair<int, UniqueFd>> tmpfs_;
+  // The mount ids of the jail's writable tmpfs mounts and layers: a socket made there is the
+  // jail's own (seccomp/connect_broker.hpp).
+  std::vector<std::uint64_t> own_mounts_;
   // Logs each of them that ended full; true if one did.
   // Moves the tmpfs mounts the child sent (ReportKind::tmpfs) into tmpfs_.
   void take_tmpfs_reports();

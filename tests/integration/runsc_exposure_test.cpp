@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "host_socket.hpp"
 #include "run_jail.hpp"
 #include "runsc_fixture.hpp"
 
@@ -43,6 +45,25 @@ TEST_F(Runsc, APlantedLinkAndCredentialStoresStayOutOfTheSandbox) {
   EXPECT_EQ(masked.out.find("PRIVATE KEY"), std::string::npos) << describe(masked);
   EXPECT_EQ(masked.out.find("hunter2"), std::string::npos) << describe(masked);
   EXPECT_NE(masked.out.find("plain"), std::string::npos) << describe(masked);
+}
+
+// gVisor's gofer reaches no host socket through a bind: a server in the bound directory sees
+// no connection, and the baseline makes no datagram Unix socket there either.
+TEST_F(Runsc, AHostSocketInABindSeesNoConnection) {
+  TempDir work;
+  HostServer stream(work / "daemon.sock", SOCK_STREAM);
+  ASSERT_TRUE(stream.bound());
+  const RunResult r = runsc(
+      {"--no-cwd", "--ro-bind", work.path() + ":/w", "--", "python3", "-c",
+       "import socket\n"
+       "for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):\n"
+       "    try:\n"
+       "        socket.socket(socket.AF_UNIX, kind).connect('/w/daemon.sock'); print(kind, 'ok')\n"
+       "    except OSError as e: print(kind, 'refused', e.errno)\n"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.find(" ok"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("2 refused 13"), std::string::npos) << describe(r);  // SOCK_DGRAM
+  EXPECT_EQ(stream.reached(), 0) << describe(r);
 }
 
 pid_t parent_of(pid_t pid) {

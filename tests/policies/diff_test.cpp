@@ -76,8 +76,10 @@ TEST(Diff, ConditionWideningAndNarrowingWithAnExample) {
   EXPECT_EQ(c.change, Change::wider);
   ASSERT_TRUE(c.widened);
   EXPECT_FALSE(c.narrowed);
-  ASSERT_EQ(c.widened->args.size(), 1u);
-  EXPECT_EQ(c.widened->args[0], (std::pair<int, std::uint64_t>{0, 2}));  // AF_INET
+  // AF_INET, and the type the baseline's socket rules read (any but a datagram).
+  ASSERT_EQ(c.widened->args.size(), 2u);
+  EXPECT_EQ(c.widened->args[0], (std::pair<int, std::uint64_t>{0, 2}));
+  EXPECT_EQ(c.widened->args[1], (std::pair<int, std::uint64_t>{1, 0}));
   EXPECT_EQ(to_string(c.widened->before), "errno EPERM");
   EXPECT_EQ(to_string(c.widened->after), "allow");
   EXPECT_TRUE(wider.wider());
@@ -187,7 +189,7 @@ TEST(Diff, DefaultVersusPythonMatchesHandCheckedExpectations) {
   ASSERT_NE(socket, nullptr);
   EXPECT_EQ(socket->change, Change::narrower);
   ASSERT_TRUE(socket->narrowed);
-  EXPECT_EQ(socket->narrowed->args, (std::vector<std::pair<int, std::uint64_t>>{{0, 16}}));
+  EXPECT_EQ(socket->narrowed->args, (std::vector<std::pair<int, std::uint64_t>>{{0, 16}, {1, 0}}));
   EXPECT_EQ(to_string(socket->narrowed->after), "errno EAFNOSUPPORT");
   // ioctl: default allows every request but the baseline's two; python a list, else ENOTTY.
   const SyscallChange* ioctl = find(d, "ioctl");
@@ -280,7 +282,8 @@ TEST_F(DiffCli, TableShowsRulesAndExamples) {
   EXPECT_NE(line.find("narrower"), std::string::npos) << line;
   EXPECT_NE(line.find("allow  (default.policy:"), std::string::npos) << line;
   EXPECT_NE(line.find("otherwise errno EPERM  (default)"), std::string::npos) << line;
-  EXPECT_NE(r.out.find("narrower at arg0=0x10: allow → errno EAFNOSUPPORT"), std::string::npos)
+  EXPECT_NE(r.out.find("narrower at arg0=0x10, arg1=0: allow → errno EAFNOSUPPORT"),
+            std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("\nread "), std::string::npos);  // both allow read
 }
@@ -309,7 +312,8 @@ TEST_F(DiffCli, JsonShape) {
     EXPECT_EQ(last["action"], "errno EAFNOSUPPORT");
     EXPECT_EQ(last["file"], "python.policy");
     EXPECT_TRUE(last["line"].is_number());
-    EXPECT_EQ(s["before"][0]["condition"], "arg0 in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}");
+    // The baseline's rule first, then the policy's own.
+    EXPECT_EQ(s["before"][1]["condition"], "arg0 in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}");
   }
   EXPECT_TRUE(saw_socket);
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 
+#include "host_socket.hpp"
 #include "support.hpp"
 
 namespace jail_security {
@@ -103,6 +104,30 @@ TEST_P(HostInfo, HostAbstractSocketIsUnreachable) {
   const bool contained = o.value("connect_abstract") == "ECONNREFUSED";
   row("host_abstract_socket", "ECONNREFUSED", o.value("connect_abstract"), contained);
   EXPECT_TRUE(contained) << o.describe();
+}
+
+TEST_P(HostInfo, HostSocketInABindIsUnreachable) {
+  // A daemon's socket file in a directory the tool gets read-only: connect() ignores a read-only
+  // bind, so the supervisor (natively) or gVisor's gofer (runsc) must keep the tool out; no
+  // datagram socket is made that could send to it.
+  TempDir host;
+  HostServer stream(host / "host.sock", SOCK_STREAM);
+  HostServer dgram(host / "log.sock", SOCK_DGRAM);
+  ASSERT_TRUE(stream.bound() && dgram.bound());
+  Outcome o =
+      jail({"--ro-bind", host.path() + ":/w"}, {sec_probe("sec_info"), "unix", "/w/host.sock"});
+  Outcome d =
+      jail({"--ro-bind", host.path() + ":/w"}, {sec_probe("sec_info"), "unix", "/w/log.sock"});
+  ASSERT_EQ(o.run.exit_code, 0) << o.describe();
+  const int reached = stream.reached() + dgram.reached();
+  const bool contained = reached == 0 && !o.value("connect_unix").empty() &&
+                         o.value("connect_unix") != "OK" && d.value("socket_dgram") == "EACCES" &&
+                         d.value("sendto_unix").empty();
+  row("host_socket_in_bind", "refused, nothing reached",
+      o.value("connect_unix") + ", dgram " + d.value("socket_dgram") + ", " +
+          std::to_string(reached) + " reached",
+      contained);
+  EXPECT_TRUE(contained) << o.describe() << d.describe();
 }
 
 TEST_P(HostInfo, KeyringCallsAreKilled) {

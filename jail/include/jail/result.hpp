@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "jail/limits.hpp"
@@ -30,6 +31,9 @@ struct Violation {
   // The policy rule that decided, "default.policy:87" (the line of its `default` when no rule
   // matched); empty where it is not known (runsc's log names no rule).
   std::string rule;
+  // What the call named where the supervisor checked it: a refused connect's socket ("@NAME" for
+  // an abstract one); empty for the rest.
+  std::string target;
 };
 
 // A syscall the tool made, as seen in SeccompMode::learn.
@@ -126,6 +130,9 @@ struct Result {
   // The tool reached only abstract Unix sockets made inside the jail (Landlock ABI 6+); false on
   // an older kernel, where with Net::host the host's were reachable.
   bool abstract_sockets_scoped = false;
+  // The per-user kernel quotas of the jail's own user namespace (/proc/sys/user/NAME → value):
+  // a quarter of the host's, so that the caller keeps the rest. Native runs only.
+  std::vector<std::pair<std::string, std::uint64_t>> quotas;
 };
 
 // The CLI's exit code contract: the tool's own; 128+n for signal n; 124 timeout; 137 OOM;

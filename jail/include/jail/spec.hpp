@@ -122,6 +122,13 @@ struct Spec {
 
   std::string hostname = "jail";
   Net net = Net::none;
+  // The tool connects only to Unix sockets made inside the jail: socket files on its own
+  // filesystems (/tmp, /dev/shm, a tmpfs, a dry run's layer) and, in its own network
+  // namespace, abstract names. These reach the host's on purpose: socket files, as paths in the
+  // jail (a bind shows them there), and abstract names (without the leading NUL), which only
+  // Net::host can reach at all.
+  std::vector<std::string> allow_sockets;
+  std::vector<std::string> allow_abstract;
 
   // A prepared root directory to use read-only instead of the host-minimal root.
   std::optional<std::string> rootfs;

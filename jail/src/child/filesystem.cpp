@@ -348,6 +348,11 @@ void apply_op(Plan& plan, int root, std::size_t index) {
       if (op.kind == OpKind::tmpfs && !op.read_only) {
         (void)send_fd(plan.report_fd, ReportKind::tmpfs, source, detail);
       }
+      // Its writable filesystems are the jail's own: a socket made there is the jail's, which
+      // the supervisor lets the tool connect to (seccomp/connect_broker.hpp). Not sent, a
+      // layer's sockets are refused as the host's: the failure is closed.
+      if (op.kind == OpKind::overlay)
+        (void)send_fd(plan.report_fd, ReportKind::layer, source, detail);
       ::close(source);
       op.source_fd = -1;
       ::close(target);

@@ -16,6 +16,7 @@ enum class ReportKind : std::int32_t {
   timing = 6,            // --trace-timing: step = the Phase, time_ns = when (CLOCK_MONOTONIC)
   running = 7,           // runsc's keeper started runsc (it exec'd or ended): jail's thread goes on
   tmpfs = 8,             // carries a writable tmpfs of the jail; detail = its mount op's index
+  layer = 9,             // carries a dry run's overlay; detail = its mount op's index
 };
 
 struct Report {

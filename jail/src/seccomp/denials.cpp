@@ -1,5 +1,6 @@
 #include "seccomp/denials.hpp"
 
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
@@ -17,6 +18,8 @@
 #include <spdlog/spdlog.h>
 
 #include "log.hpp"
+
+#include "jail/error.hpp"
 
 #include "policy/describe.hpp"
 #include "policy/evaluate.hpp"
@@ -151,6 +154,52 @@ std::vector<SyscallUse> DenialHandler::seen() const {
   return list;
 }
 
+void DenialHandler::broker_connects(SocketAccess access, std::vector<std::uint64_t> own_mounts,
+                                    pid_t init) {
+  UniqueFd listener(::fcntl(listener_.get(), F_DUPFD_CLOEXEC, 3));
+  if (!listener.valid()) {
+    throw Error("supervise", errno,
+                fmt::format("cannot share the seccomp listener with the socket broker: {}",
+                            std::strerror(errno)));
+  }
+  connects_ = std::make_unique<ConnectBroker>(std::move(listener), std::move(access),
+                                              std::move(own_mounts), init);
+}
+
+void DenialHandler::record_denial(const Violation& record, const std::string& kind,
+                                  const std::string& text, bool fatal) {
+  const RepeatFilter::Kind fields{record.syscall, record.rule, record.action};
+  const LogFields structured{.event = "denied",
+                             .syscall = record.syscall,
+                             .args = &record.args,
+                             .pid = static_cast<int>(record.pid),
+                             .rule = record.rule,
+                             .action = record.action};
+  const ScopedLogFields scope(structured);
+  if (denied_.first(kind, fields)) jail::log().warn("denied {}", text);
+  ++denials_.count;
+  if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
+  if (fatal && !violation_) violation_ = record;
+}
+
+void DenialHandler::broker_connect(const seccomp_notif& request) {
+  const std::optional<SocketRefusal> refusal = connects_->take(request);
+  if (!refusal) return;
+  Violation record;
+  record.syscall = "connect";
+  record.number = static_cast<int>(request.data.nr);
+  for (std::size_t i = 0; i < record.args.size(); ++i) record.args[i] = request.data.args[i];
+  record.pid = pid_inside(static_cast<pid_t>(request.pid));
+  record.action = fmt::format("errno {}", strerrorname_np(refusal->error));
+  record.target = refusal->target;
+  // "connect to /home/u/.tmux.sock in pid 7: a socket file outside … → errno EACCES", once
+  // for each socket.
+  record_denial(record, "connect to " + record.target,
+                fmt::format("connect to {} in pid {}: {} → {}", record.target, record.pid,
+                            refusal->why, record.action),
+                false);
+}
+
 bool DenialHandler::handle_one(int init_pidfd) {
   seccomp_notif request{};
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) {
@@ -173,6 +222,10 @@ bool DenialHandler::handle_one(int init_pidfd) {
     if (open_files_limit_ && native && request.data.nr == SYS_exit_group) note_exit(request);
     if (read_only_cwd_ && native && !write_refused_)
       write_refused_ = write_in_read_only(request, *read_only_cwd_);
+    if (connects_ && native && request.data.nr == SYS_connect) {
+      broker_connect(request);
+      return false;
+    }
     seccomp_notif_resp response{};
     response.id = request.id;
     response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -200,6 +253,10 @@ bool DenialHandler::handle_one(int init_pidfd) {
       note_condition_value(*use, request.data);
     }
     if (decision.action.kind == policy::ActionKind::log) {
+      if (connects_ && native && request.data.nr == SYS_connect) {
+        broker_connect(request);
+        return false;
+      }
       seccomp_notif_resp response{};
       response.id = request.id;
       response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -250,22 +307,22 @@ bool DenialHandler::handle_one(int init_pidfd) {
   const std::string kind =
       record.syscall + (by != std::string::npos ? text.substr(by) : " → " + record.action);
   if (by != std::string::npos) text.insert(by, fmt::format(" in pid {}", record.pid));
-  const RepeatFilter::Kind fields{record.syscall, record.rule, record.action};
-  const bool logged = decision.action.kind == policy::ActionKind::log;
-  const LogFields structured{.event = logged ? "allowed_and_logged" : "denied",
-                             .syscall = record.syscall,
-                             .args = &record.args,
-                             .pid = static_cast<int>(record.pid),
-                             .rule = record.rule,
-                             .action = record.action};
-  const ScopedLogFields scope(structured);
-  if (logged) {
+  if (decision.action.kind == policy::ActionKind::log) {
+    const RepeatFilter::Kind fields{record.syscall, record.rule, record.action};
+    const LogFields structured{.event = "allowed_and_logged",
+                               .syscall = record.syscall,
+                               .args = &record.args,
+                               .pid = static_cast<int>(record.pid),
+                               .rule = record.rule,
+                               .action = record.action};
+    const ScopedLogFields scope(structured);
     if (logged_.first(kind, fields)) jail::log().info("allowed and logged {}", text);
+    if (connects_ && native && request.data.nr == SYS_connect) {
+      broker_connect(request);
+      return false;
+    }
   } else {
-    if (denied_.first(kind, fields)) jail::log().warn("denied {}", text);
-    ++denials_.count;
-    if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
-    if (fatal && !violation_) violation_ = record;
+    record_denial(record, kind, text, fatal);
   }
   if (fatal) return true;
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0 && errno != ENOENT) {

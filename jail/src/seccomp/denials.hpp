@@ -16,6 +16,7 @@
 #include "jail/result.hpp"
 #include "policy/policy.hpp"
 #include "repeat_filter.hpp"
+#include "seccomp/connect_broker.hpp"
 #include "seccomp/lookup_recorder.hpp"
 #include "unique_fd.hpp"
 
@@ -38,6 +39,11 @@ class DenialHandler {
   // With the current directory `cwd` bound read-only, the filter sends write-intent calls here
   // (seccomp/write_watch.hpp): the first that lands there is noted, for one hint at the end.
   void watch_writes(std::string cwd) { read_only_cwd_ = std::move(cwd); }
+  // The filter sends every connect the policy allows here (seccomp/connect_broker.hpp): the
+  // broker performs it, or refuses it as a denial. `own_mounts`: the mount ids of the jail's
+  // writable tmpfs mounts and layers; `init` the jail's init (a host pid). Throws jail::Error
+  // when the listener cannot be shared with the broker.
+  void broker_connects(SocketAccess access, std::vector<std::uint64_t> own_mounts, pid_t init);
   // A process of the jail ended holding every descriptor the limit allows.
   [[nodiscard]] bool open_files_full() const { return open_files_full_; }
   // Every process under the filter is gone (the listener hung up): nothing more can come, and
@@ -81,6 +87,12 @@ class DenialHandler {
   bool open_files_full_ = false;
   // An exit_group on its way (the caller waits for the answer): notes a full descriptor table.
   void note_exit(const seccomp_notif& request);
+  std::unique_ptr<ConnectBroker> connects_;
+  // A connect the policy allows, handed to the broker; a refusal is recorded as a denial.
+  void broker_connect(const seccomp_notif& request);
+  // Records a denial (the report's count and first few) and logs its kind once.
+  void record_denial(const Violation& record, const std::string& kind, const std::string& text,
+                     bool fatal);
 };
 
 }  // namespace jail

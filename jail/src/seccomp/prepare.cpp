@@ -54,13 +54,13 @@ void check_needed_calls(const policy::Policy& policy, const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
-                                               policy::Routing routing) {
+std::unique_ptr<PreparedPolicy> load_policy_for_run(const std::string& name_or_path) {
   if (name_or_path == kNoPolicy) {
     jail::log().warn(
         "--policy none: the tool runs WITHOUT a seccomp filter; every syscall the kernel "
-        "offers is open to it, and a root caller's binds are not idmapped (the tool writes "
-        "there as the jail's own host id). Use this only to debug a policy.");
+        "offers is open to it, connects are not checked (a socket file in a bind is reachable), "
+        "and a root caller's binds are not idmapped (the tool writes there as the jail's own "
+        "host id). Use this only to debug a policy.");
     return nullptr;
   }
   auto prepared = std::make_unique<PreparedPolicy>();
@@ -68,12 +68,21 @@ std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
   try {
     auto loaded = std::make_shared<policy::Policy>(policy::load_policy(name_or_path));
     check_needed_calls(*loaded, name_or_path);
-    prepared->program = policy::compile(*loaded, routing);
     prepared->policy = std::move(loaded);
   } catch (const policy::PolicyError& error) {
     throw Error("policy", EINVAL,
                 fmt::format("cannot use policy {}:\n{}", name_or_path,
                             policy::format(error.diagnostics())));
+  }
+  return prepared;
+}
+
+std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
+                                               policy::Routing routing) {
+  std::unique_ptr<PreparedPolicy> prepared = load_policy_for_run(name_or_path);
+  if (!prepared) return nullptr;
+  try {
+    prepared->program = policy::compile(*prepared->policy, routing);
   } catch (const policy::CompileError& error) {
     throw Error("policy", EINVAL,
                 fmt::format("cannot compile policy {}: {}", name_or_path, error.what()));
@@ -82,8 +91,7 @@ std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
   return prepared;
 }
 
-void recompile_routed(PreparedPolicy& prepared, const policy::Policy& routed,
-                      std::string_view what) {
+void compile_routed(PreparedPolicy& prepared, const policy::Policy& routed, std::string_view what) {
   try {
     prepared.program = policy::compile(routed, policy::Routing::notify);
   } catch (const policy::CompileError& error) {
@@ -103,12 +111,10 @@ std::unique_ptr<PreparedPolicy> prepare_learning_policy() {
         "# (what jail itself runs before the supervisor listens is plainly allowed)\n"
         "allow execve write exit exit_group\ndefault log\n",
         "learn.policy"));
-    prepared->program = policy::compile(*prepared->policy, policy::Routing::notify);
   } catch (const std::exception& error) {
     throw Error("policy", EINVAL,
                 fmt::format("cannot build the learning policy: {}", error.what()));
   }
-  prepared->fprog = prepared->program.fprog();
   return prepared;
 }
 

@@ -27,13 +27,16 @@ struct PreparedPolicy {
 [[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_policy(
     const std::string& name_or_path, policy::Routing routing = policy::Routing::notify);
 
-// Recompiles `prepared`'s program from `routed`, the same policy with some allowed calls sent to
-// the supervisor (lookups, exits); prepared.policy stays the caller's, for the supervisor's
-// decisions. Throws jail::Error (step "policy"), naming `what` was routed.
-void recompile_routed(PreparedPolicy& prepared, const policy::Policy& routed,
-                      std::string_view what);
+// As prepare_policy, loaded and checked but not compiled yet: compile_routed does that.
+[[nodiscard]] std::unique_ptr<PreparedPolicy> load_policy_for_run(const std::string& name_or_path);
+
+// Compiles `prepared`'s program from `routed`, the same policy with some allowed calls sent to
+// the supervisor (connects, lookups, exits: `what`), for a native run; prepared.policy stays the
+// caller's, for the supervisor's decisions. Throws jail::Error (step "policy"), naming `what`.
+void compile_routed(PreparedPolicy& prepared, const policy::Policy& routed, std::string_view what);
 
 // Learn mode: every syscall but the baseline's fixed rules is logged (allowed and reported).
+// Not compiled yet: compile_routed does that.
 [[nodiscard]] std::unique_ptr<PreparedPolicy> prepare_learning_policy();
 
 }  // namespace jail

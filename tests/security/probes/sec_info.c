@@ -116,6 +116,22 @@ static int mode_abstract(int argc, char** argv) {
   return 0;
 }
 
+// A socket file of the host's, in a bound directory: connect a stream socket to it, then try to
+// make a datagram socket and send it one datagram.
+static int mode_unix(int argc, char** argv) {
+  const char* path = argc > 1 ? argv[1] : "/w/host.sock";
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  TRY("socket_stream", fd);
+  TRY("connect_unix", connect(fd, (struct sockaddr*)&addr, sizeof addr));
+  int dgram = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  TRY("socket_dgram", dgram);
+  if (dgram >= 0)
+    TRY("sendto_unix", sendto(dgram, "x", 1, 0, (struct sockaddr*)&addr, sizeof addr));
+  return 0;
+}
+
 static int mode_keys(int argc, char** argv) {
   const char* desc = argc > 1 ? argv[1] : "jail-sec";
   FILE* f = fopen("/proc/keys", "r");
@@ -174,8 +190,10 @@ static int mode_cmdline1(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   static const struct probe_mode modes[] = {
-      {"paths", mode_paths},   {"env", mode_env},           {"procs", mode_procs},
-      {"ifaces", mode_ifaces}, {"abstract", mode_abstract}, {"keys", mode_keys},
-      {"dmesg", mode_dmesg},   {"cmdline1", mode_cmdline1}, {NULL, NULL}};
+      {"paths", mode_paths},       {"env", mode_env},
+      {"procs", mode_procs},       {"ifaces", mode_ifaces},
+      {"abstract", mode_abstract}, {"keys", mode_keys},
+      {"dmesg", mode_dmesg},       {"cmdline1", mode_cmdline1},
+      {"unix", mode_unix},         {NULL, NULL}};
   return dispatch("sec_info", modes, argc, argv);
 }

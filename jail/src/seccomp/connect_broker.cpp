@@ -1,0 +1,223 @@
+#include "seccomp/connect_broker.hpp"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+
+#include "child/syscalls.hpp"
+#include "jail/byte_text.hpp"
+#include "mountinfo.hpp"
+#include "seccomp/abstract_owner.hpp"
+#include "seccomp/reroute.hpp"
+#include "seccomp/tool_memory.hpp"
+
+namespace jail {
+namespace {
+
+#ifndef PIDFD_THREAD
+constexpr unsigned kPidfdThread = O_EXCL;  // Linux 6.9: a pidfd of the thread, not its group
+#else
+constexpr unsigned kPidfdThread = PIDFD_THREAD;
+#endif
+
+// Inside the tool's root, as the kernel would resolve the path for the tool; no magic link
+// (/proc/self/... would be the supervisor's own).
+constexpr unsigned long long kInJail = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+
+// The calling thread's descriptor `fd`: from its own table (threads made without CLONE_FILES
+// have one of their own). Returns the errno on failure.
+int take_descriptor(pid_t tid, int fd, UniqueFd& out) {
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, tid, kPidfdThread)));
+  if (!pidfd.valid() && errno == EINVAL) {
+    pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, tid, 0)));  // before Linux 6.9
+  }
+  if (!pidfd.valid()) return errno;
+  out.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
+  return out.valid() ? 0 : errno;
+}
+
+// The address the tool passed, read once; an errno when the kernel would fail it for that.
+int read_address(pid_t tid, std::uint64_t at, std::uint64_t length_arg,
+                 std::vector<std::byte>& out) {
+  const auto length = static_cast<std::int32_t>(length_arg & 0xffffffffU);  // an int
+  if (length < 0 || static_cast<std::size_t>(length) > sizeof(sockaddr_storage)) return EINVAL;
+  out.resize(static_cast<std::size_t>(length));
+  if (out.empty()) return 0;
+  iovec local{out.data(), out.size()};
+  iovec remote{reinterpret_cast<void*>(at), out.size()};
+  if (::process_vm_readv(tid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(out.size()))
+    return EFAULT;
+  return 0;
+}
+
+sa_family_t family_of(const std::vector<std::byte>& address) {
+  if (address.size() < sizeof(sa_family_t)) return AF_UNSPEC;
+  sa_family_t family = AF_UNSPEC;
+  std::memcpy(&family, address.data(), sizeof family);
+  return family;
+}
+
+// sun_path as the kernel takes it: up to the address's end or its first NUL.
+std::string unix_path(const std::vector<std::byte>& address) {
+  const auto* begin =
+      reinterpret_cast<const char*>(address.data()) + offsetof(sockaddr_un, sun_path);
+  const auto* end = reinterpret_cast<const char*>(address.data()) + address.size();
+  return std::string(begin, std::find(begin, end, '\0'));
+}
+
+// Whether the socket `socket` lives in the network namespace of thread `tid` (the jail's).
+bool in_network_of(int socket, pid_t tid) {
+  const UniqueFd space(::ioctl(socket, SIOCGSKNS));
+  struct stat of_socket {};
+  struct stat of_thread {};
+  const std::string path = "/proc/" + std::to_string(tid) + "/ns/net";
+  return space.valid() && ::fstat(space.get(), &of_socket) == 0 &&
+         ::stat(path.c_str(), &of_thread) == 0 && of_socket.st_ino == of_thread.st_ino &&
+         of_socket.st_dev == of_thread.st_dev;
+}
+
+}  // namespace
+
+policy::Policy with_connects_brokered(const policy::Policy& policy) {
+  const std::array numbers = {static_cast<int>(SYS_connect)};
+  return reroute_allowed(policy, numbers,
+                         [](std::vector<policy::Rule>& rules, const policy::Rule& allowed) {
+                           rules.push_back(to_supervisor(allowed));
+                         });
+}
+
+ConnectBroker::ConnectBroker(UniqueFd listener, SocketAccess access,
+                             std::vector<std::uint64_t> own_mounts, pid_t init)
+    : listener_(listener.get()),
+      init_(init),
+      access_(std::move(access)),
+      own_mounts_(std::move(own_mounts)),
+      workers_(std::make_unique<ConnectWorkers>(std::move(listener), access_.connect_as)) {}
+
+void ConnectBroker::answer(std::uint64_t id, int error) const {
+  seccomp_notif_resp response{};
+  response.id = id;
+  response.error = -error;
+  (void)::ioctl(listener_, SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
+bool ConnectBroker::still_waiting(std::uint64_t id) const {
+  return ::ioctl(listener_, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+bool ConnectBroker::may_reach(int root, int target, const struct stat& info) const {
+  // The mount, not the device: a dry run's layer shows its upper directory's device for files,
+  // which other binds of that filesystem share.
+  if (const auto mount = mount_id_of(target);
+      mount && std::find(own_mounts_.begin(), own_mounts_.end(), *mount) != own_mounts_.end()) {
+    return true;
+  }
+  for (const std::string& allowed : access_.allowed_paths) {
+    const UniqueFd named(child::sys::openat2(root, allowed.c_str(), O_PATH | O_CLOEXEC, kInJail));
+    struct stat named_info {};
+    if (named.valid() && ::fstat(named.get(), &named_info) == 0 &&
+        named_info.st_dev == info.st_dev && named_info.st_ino == info.st_ino) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
+  const auto tid = static_cast<pid_t>(request.pid);
+  ConnectJob job;
+  job.id = request.id;
+  if (const int error = take_descriptor(tid, static_cast<int>(request.data.args[0]), job.socket)) {
+    // EBADF: not a descriptor of the tool's; EPERM and the rest: nothing is connected unseen.
+    answer(job.id, error == EBADF ? EBADF : EACCES);
+    return std::nullopt;
+  }
+  // The descriptor was taken from the thread that still waits, not from a reused pid.
+  if (!still_waiting(job.id)) return std::nullopt;
+  if (const int error =
+          read_address(tid, request.data.args[1], request.data.args[2], job.address)) {
+    answer(job.id, error);
+    return std::nullopt;
+  }
+  const bool named_unix =
+      family_of(job.address) == AF_UNIX && job.address.size() > offsetof(sockaddr_un, sun_path);
+  if (named_unix && job.address[offsetof(sockaddr_un, sun_path)] == std::byte{0}) {
+    // An abstract name lives in the socket's network namespace.
+    const auto* name =
+        reinterpret_cast<const char*>(job.address.data()) + offsetof(sockaddr_un, sun_path) + 1;
+    const std::string abstract(name, job.address.size() - offsetof(sockaddr_un, sun_path) - 1);
+    bool allowed = std::find(access_.allowed_abstract.begin(), access_.allowed_abstract.end(),
+                             abstract) != access_.allowed_abstract.end();
+    if (!allowed && access_.own_network) {
+      allowed = in_network_of(job.socket.get(), tid);
+    } else if (!allowed) {
+      // The host's network: the name is the jail's only where a process of the jail listens.
+      const AbstractHolder holder = abstract_holder(abstract, init_);
+      if (holder == AbstractHolder::nobody) {
+        answer(job.id, ECONNREFUSED);
+        return std::nullopt;
+      }
+      allowed = holder == AbstractHolder::jail;
+    }
+    if (!allowed) {
+      answer(job.id, EPERM);  // what Landlock's abstract-socket scope answers
+      return SocketRefusal{"@" + printable(abstract),
+                           "an abstract socket the jail did not make (--allow-abstract " +
+                               printable(abstract) + " reaches it)",
+                           EPERM};
+    }
+  } else if (named_unix) {
+    std::string path = unix_path(job.address);
+    const std::string named = path;
+    if (path.front() != '/') {
+      const auto cwd = read_proc_link(tid, "cwd");
+      if (!cwd) {
+        answer(job.id, ENOENT);
+        return std::nullopt;
+      }
+      path = *cwd + "/" + path;
+    }
+    const std::string root_link = "/proc/" + std::to_string(tid) + "/root";
+    const UniqueFd root(::open(root_link.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root.valid()) {
+      answer(job.id, EACCES);
+      return std::nullopt;
+    }
+    job.target.reset(child::sys::openat2(root.get(), path.c_str(), O_PATH | O_CLOEXEC, kInJail));
+    if (!job.target.valid()) {
+      answer(job.id, errno == EXDEV ? ELOOP : errno);  // RESOLVE_NO_MAGICLINKS says EXDEV
+      return std::nullopt;
+    }
+    struct stat info {};
+    if (::fstat(job.target.get(), &info) != 0 || !S_ISSOCK(info.st_mode)) {
+      answer(job.id, ECONNREFUSED);  // what connect() says of a file that is not a socket
+      return std::nullopt;
+    }
+    if (!may_reach(root.get(), job.target.get(), info)) {
+      answer(job.id, EACCES);
+      return SocketRefusal{printable(named),
+                           "a socket file outside the jail's own filesystems (--allow-socket " +
+                               printable(std::filesystem::path(path).lexically_normal().string()) +
+                               " reaches it)",
+                           EACCES};
+    }
+  }
+  workers_->submit(std::move(job));
+  return std::nullopt;
+}
+
+}  // namespace jail

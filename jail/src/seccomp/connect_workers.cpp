@@ -1,0 +1,130 @@
+#include "seccomp/connect_workers.hpp"
+
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+
+namespace jail {
+
+struct ConnectWorkers::Shared {
+  UniqueFd listener;
+  std::optional<HostIds> connect_as;
+  std::mutex mutex;
+  std::condition_variable work;   // a job came, or the workers stop
+  std::condition_variable ended;  // a worker ended
+  std::deque<ConnectJob> queue;
+  std::vector<int> in_flight;  // sockets being connected: shut down when the workers stop
+  std::size_t threads = 0;
+  std::size_t idle = 0;
+  bool stopping = false;
+};
+
+namespace {
+
+// This thread's credentials only: the raw calls, not glibc's, which would change every thread
+// of the process. Without a way back: a worker never needs jail's rights again.
+bool become(const HostIds& ids) {
+  return ::syscall(SYS_setgroups, 0, nullptr) == 0 &&
+         ::syscall(SYS_setresgid, ids.gid, ids.gid, ids.gid) == 0 &&
+         ::syscall(SYS_setresuid, ids.uid, ids.uid, ids.uid) == 0;
+}
+
+void answer(int listener, std::uint64_t id, int error) {
+  seccomp_notif_resp response{};
+  response.id = id;
+  response.error = -error;
+  // ENOENT: the caller is gone (killed, or its jail ended) and nothing waits for the answer.
+  (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
+// 0, or the errno the tool's own connect would have got.
+int perform(const ConnectJob& job) {
+  int result = 0;
+  if (job.target.valid()) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const std::string link = "/proc/self/fd/" + std::to_string(job.target.get());
+    std::memcpy(address.sun_path, link.c_str(), link.size() + 1);
+    result = ::connect(job.socket.get(), reinterpret_cast<const sockaddr*>(&address),
+                       static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + link.size() + 1));
+  } else {
+    result = ::connect(job.socket.get(), reinterpret_cast<const sockaddr*>(job.address.data()),
+                       static_cast<socklen_t>(job.address.size()));
+  }
+  return result == 0 ? 0 : errno;
+}
+
+void work(const std::shared_ptr<ConnectWorkers::Shared>& shared) {
+  // A worker that could not take the tool's ids connects nothing: each of its jobs fails closed.
+  const bool ready = !shared->connect_as || become(*shared->connect_as);
+  std::unique_lock lock(shared->mutex);
+  for (;;) {
+    ++shared->idle;
+    shared->work.wait(lock, [&] { return shared->stopping || !shared->queue.empty(); });
+    --shared->idle;
+    if (shared->queue.empty()) break;  // stopping
+    ConnectJob job = std::move(shared->queue.front());
+    shared->queue.pop_front();
+    shared->in_flight.push_back(job.socket.get());
+    lock.unlock();
+    const int error = ready ? perform(job) : EACCES;
+    answer(shared->listener.get(), job.id, error);
+    lock.lock();
+    // Out of the list before it is closed, so a stop never shuts down a reused number.
+    std::erase(shared->in_flight, job.socket.get());
+    job.socket.reset();
+  }
+  --shared->threads;
+  shared->ended.notify_all();
+}
+
+}  // namespace
+
+ConnectWorkers::ConnectWorkers(UniqueFd listener, std::optional<HostIds> connect_as)
+    : shared_(std::make_shared<Shared>()) {
+  shared_->listener = std::move(listener);
+  shared_->connect_as = connect_as;
+}
+
+ConnectWorkers::~ConnectWorkers() {
+  std::unique_lock lock(shared_->mutex);
+  shared_->stopping = true;
+  shared_->queue.clear();  // the jail has ended: nobody waits for these
+  for (const int socket : shared_->in_flight) ::shutdown(socket, SHUT_RDWR);
+  shared_->work.notify_all();
+  shared_->ended.wait_for(lock, std::chrono::seconds(1), [&] { return shared_->threads == 0; });
+}
+
+void ConnectWorkers::submit(ConnectJob job) {
+  std::lock_guard lock(shared_->mutex);
+  shared_->queue.push_back(std::move(job));
+  if (shared_->queue.size() > shared_->idle && shared_->threads < kMaxWorkers) {
+    try {
+      std::thread(work, shared_).detach();
+      ++shared_->threads;
+    } catch (const std::system_error&) {
+      // No thread to be had: the connects wait for a worker, or fail when there is none.
+      if (shared_->threads == 0) {
+        answer(shared_->listener.get(), shared_->queue.back().id, EAGAIN);
+        shared_->queue.pop_back();
+      }
+    }
+  }
+  shared_->work.notify_one();
+}
+
+}  // namespace jail

@@ -1,0 +1,57 @@
+// Parent side: the threads that perform the tool's connects for the broker (connect_broker.hpp).
+// A connect may block for as long as the peer takes (a TCP handshake, a full listen backlog), and
+// the supervisor's loop must not: each connect runs on a worker, which answers the tool's waiting
+// notification itself. Workers take the tool's host ids first, so that the peer's SO_PEERCRED
+// and the socket file's permission check see the tool, not jail.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "unique_fd.hpp"
+
+namespace jail {
+
+struct HostIds {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+struct ConnectJob {
+  std::uint64_t id = 0;  // the waiting notification, answered with the connect's result
+  UniqueFd socket;       // the tool's socket: the same open file, taken with pidfd_getfd
+  // The address to connect to, as the tool gave it; or, when `target` is open, the socket file
+  // the broker resolved and checked, reached through /proc/self/fd so nothing is resolved twice.
+  std::vector<std::byte> address;
+  UniqueFd target;
+};
+
+class ConnectWorkers {
+ public:
+  // `listener` is the workers' own descriptor of the seccomp listener. With `connect_as`, each
+  // worker thread takes those ids (its own credentials only) before its first connect.
+  ConnectWorkers(UniqueFd listener, std::optional<HostIds> connect_as);
+  // Stops: a connect still in flight is shut down (which ends a TCP handshake), and the workers
+  // are given a moment to end. One still waiting for a peer that never accepts ends with it, on
+  // its own; it owns everything it touches.
+  ~ConnectWorkers();
+  ConnectWorkers(const ConnectWorkers&) = delete;
+  ConnectWorkers& operator=(const ConnectWorkers&) = delete;
+
+  void submit(ConnectJob job);
+
+  // At most this many connects run at once; more wait their turn (their callers with them).
+  static constexpr std::size_t kMaxWorkers = 16;
+
+  struct Shared;  // what the workers and this share; a worker may outlive this
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace jail
