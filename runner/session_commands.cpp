@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -222,22 +223,38 @@ dr::Session open(const Common& common) {
   return dr::open_session(sessions_dir_of(common), common.id);
 }
 
+void say_recovered(const dr::Session& session, const std::optional<dr::RecoveryReport>& done) {
+  if (!done) return;
+  fmt::print(stderr, "jail: session {} held a {} that was interrupted ({} path(s)): {}{}\n",
+             session.id, done->kind, done->paths, done->outcome,
+             done->kind == "commit" ? ", the host is as before it" : "");
+}
+
 int changes_command(int argc, char** argv) {
   CLI::App app{"Show what a dry run changed (default: a unified diff)", "jail changes"};
   Common common;
-  bool stat = false, patch = false, json = false;
+  bool stat = false, patch = false, json = false, digest_only = false;
   add_common(app, common, true);
+  app.add_flag("--digest", digest_only,
+               "only the change set's digest, for `jail commit --expect` (stdout)");
   app.add_flag("--stat", stat, "one line per changed path, then the totals");
   app.add_flag("--patch", patch,
                "a unified diff of text files, a line for everything else (the default)");
   app.add_flag("--json", json, "the changes as a JSON array");
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
-  if (int(stat) + int(patch) + int(json) > 1) {
-    spdlog::error("jail changes: choose one of --stat, --patch, --json");
+  if (int(stat) + int(patch) + int(json) + int(digest_only) > 1) {
+    spdlog::error("jail changes: choose one of --stat, --patch, --json, --digest");
     return kUsage;
   }
   const dr::Session session = open(common);
+  // A commit killed midway left the host half-written: put it back before comparing with it.
+  if (!dr::in_use(session)) say_recovered(session, dr::recover(session));
   const std::vector<dr::Change> changes = dr::changes(session);
+  const std::string digest = dr::change_set_digest(session, changes);
+  if (digest_only) {
+    fmt::print("{}\n", digest);
+    return 0;
+  }
   if (dr::in_use(session)) {
     // Read while the tool may still write: a snapshot, not to be taken for the final review.
     fmt::print(stderr,
@@ -261,6 +278,10 @@ int changes_command(int argc, char** argv) {
   } else {
     print_patch(session, changes);
   }
+  std::fflush(stdout);
+  fmt::print(stderr,
+             "jail: change set {}: `jail commit --expect {} {}` commits exactly these changes\n",
+             digest, digest, dr::session_words(session));
   return 0;
 }
 
@@ -273,9 +294,13 @@ int commit_command(int argc, char** argv) {
   add_common(app, common, true);
   app.add_option("PATH", paths, "host paths to apply (default: every change)");
   app.add_flag("--force", force, "apply even where the host changed since the run began");
+  std::optional<std::string> expect;
+  app.add_option("--expect", expect,
+                 "the digest `jail changes` printed: refuse unless the changes are still those");
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   const dr::Session session = open(common);
-  const dr::CommitReport report = dr::commit(session, {paths, force});
+  const dr::CommitReport report = dr::commit(session, {paths, force, expect});
+  say_recovered(session, report.recovered);
   fmt::print(stderr, "jail: committed {} change(s) of session {}; `jail undo {}` takes them back\n",
              report.applied.size(), session.id, dr::session_words(session));
   return 0;
@@ -291,6 +316,18 @@ int undo_command(int argc, char** argv) {
   const dr::Session session = open(common);
   dr::undo(session, force);
   fmt::print(stderr, "jail: undid the commit of session {}\n", session.id);
+  return 0;
+}
+
+int recover_command(int argc, char** argv) {
+  CLI::App app{"Finish or roll back a commit or undo that was killed midway", "jail recover"};
+  Common common;
+  add_common(app, common, true);
+  if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
+  const dr::Session session = open(common);
+  const std::optional<dr::RecoveryReport> done = dr::recover(session);
+  if (!done) fmt::print(stderr, "jail: session {} has nothing to recover\n", session.id);
+  say_recovered(session, done);
   return 0;
 }
 
@@ -347,7 +384,7 @@ int sessions_command(int argc, char** argv) {
 }  // namespace
 
 bool is_session_command(const char* name) {
-  for (const char* known : {"changes", "commit", "undo", "discard", "sessions"}) {
+  for (const char* known : {"changes", "commit", "undo", "discard", "sessions", "recover"}) {
     if (std::strcmp(name, known) == 0) return true;
   }
   return false;
@@ -360,6 +397,7 @@ int run_session_command(int argc, char** argv) {
     if (name == "commit") return commit_command(argc, argv);
     if (name == "undo") return undo_command(argc, argv);
     if (name == "discard") return discard_command(argc, argv);
+    if (name == "recover") return recover_command(argc, argv);
     return sessions_command(argc, argv);
   } catch (const Error& error) {
     spdlog::error("{}", error.what());

@@ -76,7 +76,8 @@ struct SessionSummary {
   Session session;
   std::uint64_t size_bytes = 0;  // disk used by the session's layers
   // "pending", "committed", "undone" (session.state) once its run has finished; "running" while
-  // the dry run goes on, "unfinished" when it was cut short (jail killed), "damaged" when its
+  // the dry run goes on, "unfinished" when it was cut short (jail killed), "interrupted" when a
+  // commit or undo of it was killed midway (recover() finishes it), "damaged" when its
   // manifest cannot be read (then only session.id and session.dir are set).
   std::string status;
 };
@@ -91,14 +92,37 @@ struct SessionSummary {
 // The path of a changed file's new content inside the session (for diffs); empty for deletions.
 [[nodiscard]] std::string new_content_path(const Session& session, const Change& change);
 
+// What a commit or undo killed midway left, finished or rolled back (recover()).
+struct RecoveryReport {
+  std::string kind;     // "commit" or "undo", the interrupted one
+  std::string outcome;  // "rolled back" (a commit: the host is as before it) or "completed"
+  std::size_t paths = 0;
+};
+
+// A digest of the whole change set as changes() reads it now: every path, its kind, type, mode,
+// link target and new content (sha256), and the host state it replaces. A reviewer approves
+// what `jail changes` showed by its digest; commit() with it refuses anything else.
+[[nodiscard]] std::string change_set_digest(const Session& session,
+                                            const std::vector<Change>& changes);
+
 struct CommitOptions {
   std::vector<std::string> paths;  // host paths (or below them) to apply; empty: all
   bool force = false;              // apply even where the host changed since the run began
+  // When set: the change_set_digest() of what was reviewed; the commit refuses (EAGAIN) when
+  // the session's change set is no longer that.
+  std::optional<std::string> expect_digest;
 };
 
 struct CommitReport {
   std::vector<Change> applied;
+  std::optional<RecoveryReport> recovered;  // an interrupted commit or undo dealt with first
 };
+
+// Finishes or rolls back what a commit or undo killed midway left (its journal): a commit is
+// rolled back, so the host is as before it and the session can be committed again; an undo is
+// finished. Takes the session's lock. nullopt when there was nothing to do; jail::Error naming
+// the paths it could not restore (the backups stay) or a damaged journal.
+std::optional<RecoveryReport> recover(const Session& session);
 
 // Applies the changes to the host: drift checked first (jail::Error naming every drifted path
 // unless force), each file written to a temporary name and renamed into place, nothing resolved
@@ -106,16 +130,21 @@ struct CommitReport {
 // back, the session stays, and jail::Error says what failed. Writes the undo record.
 CommitReport commit(const Session& session, const CommitOptions& options);
 
-// Restores what the last commit replaced. Refuses (jail::Error naming the paths) when a committed
-// file was changed since, unless force.
+// Restores what the last commit replaced, mtimes included. Refuses (jail::Error naming the paths)
+// when a committed file was changed since, unless force.
 void undo(const Session& session, bool force);
 
-// Removes the session and everything in it.
+// Removes the session and everything in it. Refuses one with an interrupted commit or undo,
+// whose backups may be the only copy of what it replaced: recover() first.
 void discard(const Session& session);
 
 // Removes <sessions_dir>/<id>, even one whose manifest is damaged; refuses one whose dry run is
 // still going, or that a commit or undo is using.
 void discard_session(const std::string& sessions_dir, const std::string& id);
+
+// Whether committing `change` removes a directory of the host with everything in it: the tool
+// deleted it, or put a file or a symlink in its place.
+[[nodiscard]] bool removes_tree(const Change& change);
 
 [[nodiscard]] const char* to_string(ChangeKind kind);
 [[nodiscard]] const char* to_string(EntryType type);

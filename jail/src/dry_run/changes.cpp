@@ -185,6 +185,11 @@ std::string new_content_path(const Session& session, const Change& change) {
   return upper_dir(session, change.layer) + "/" + change.relative;
 }
 
+bool removes_tree(const Change& change) {
+  return change.before.exists && change.before.type == EntryType::directory &&
+         (change.kind == ChangeKind::deleted || change.type != EntryType::directory);
+}
+
 const char* to_string(ChangeKind kind) {
   switch (kind) {
     case ChangeKind::added:

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "dry_run/journal.hpp"
 #include "dry_run/manifest.hpp"
 #include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
@@ -29,6 +30,9 @@
 namespace jail::dry_run {
 namespace fs = std::filesystem;
 namespace {
+
+// Where a commit's undo/ is made before it is renamed into place.
+constexpr const char* kNewUndo = "undo.new";
 
 bool within(const fs::path& inner, const fs::path& outer) {
   const auto [end, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
@@ -170,8 +174,7 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
     }
   }
   for (const Change& change : chosen) {
-    if (change.kind == ChangeKind::deleted && change.type == EntryType::directory)
-      check_drift_below(manifest, change, drifted);
+    if (removes_tree(change)) check_drift_below(manifest, change, drifted);
   }
   if (!drifted.empty()) {
     throw Error("dry_run", EAGAIN,
@@ -182,12 +185,18 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
   }
 }
 
+// A new file or link is written under this step's fixed temporary name and renamed into place;
+// what was there before is copied whole to undo/backups/<index> first. The journal names every
+// step before the first is applied: undo/ appears with its journal in it (made as undo.new/ and
+// renamed), so a commit killed before that leaves nothing to recover.
 class Applier {
  public:
   explicit Applier(const Session& session)
       : session_(session), backups_(undo_dir(session) + "/backups") {
+    remove_at(open_directory(session.dir).get(), kNewUndo);  // a commit killed before its journal
     // Backups left by a commit that was killed midway are the only copy of what it replaced:
-    // never cleared to make room for another.
+    // recover() deals with them before any other commit starts.
+    // (recover() has dealt with one that left a journal; this one is older than journals.)
     if (std::error_code error; fs::exists(fs::symlink_status(undo_dir(session), error))) {
       throw Error("dry_run", EEXIST,
                   fmt::format("an earlier commit of session {} did not finish; what it replaced "
@@ -195,33 +204,68 @@ class Applier {
                               "Put back what you need, remove that directory, then commit again",
                               session.id, undo_dir(session)));
     }
-    for (const std::string& dir : {undo_dir(session), backups_}) {
+    const std::string fresh = session.dir + "/" + kNewUndo;
+    for (const std::string& dir : {fresh, fresh + "/backups"}) {
       if (::mkdir(dir.c_str(), 0700) != 0) {
         throw Error("dry_run", errno,
                     fmt::format("cannot create {}: {}", dir, std::strerror(errno)));
       }
     }
+  }
+
+  // The intent, synced before the host is touched: each path with its state now.
+  void plan(const std::vector<Change>& changes) {
+    journal_.kind = "commit";
+    for (const Change& change : changes) {
+      JournalStep step{change.layer, change.relative, change.host_path, {}, false};
+      struct stat current {};
+      bool exists = false;
+      const UniqueFd root = open_layer_root_or_throw(session_.binds.at(change.layer).host_dir);
+      // A directory the commit itself makes on the way (an added tree) is not there yet.
+      if (const UniqueFd parent = open_parent(root.get(), change); parent.valid()) {
+        const std::string name = fs::path(change.relative).filename().string();
+        step.before = state_at(parent.get(), name, false);
+        exists = ::fstatat(parent.get(), name.c_str(), &current, AT_SYMLINK_NOFOLLOW) == 0;
+      }
+      // A file with other names (a hard link, perhaps from outside the bound directory, as
+      // package stores and `cp -al` trees make) is not chmodded in place, which would change
+      // every name: the tool's copy-on-write layer broke the link, and so does the commit.
+      const bool shared_file = exists && S_ISREG(current.st_mode) && current.st_nlink > 1;
+      step.mode_only = change.kind == ChangeKind::mode_changed && exists &&
+                       !S_ISLNK(current.st_mode) && !shared_file;
+      journal_.steps.push_back(std::move(step));
+    }
+    const std::string fresh = session_.dir + "/" + kNewUndo;
+    write_journal(fresh, journal_);
+    if (::rename(fresh.c_str(), undo_dir(session_).c_str()) != 0) {
+      throw Error("dry_run", errno,
+                  fmt::format("cannot rename {}: {}", fresh, std::strerror(errno)));
+    }
+    const UniqueFd session_dir(::open(session_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (session_dir.valid()) (void)::fsync(session_dir.get());
     backups_fd_ = open_directory(backups_);
   }
 
-  void apply(const Change& change) {
+  // The directory `change` is in, or an invalid fd where it is not there (yet); throws for
+  // anything else (a symlink on the way).
+  static UniqueFd open_parent(int root, const Change& change) {
+    try {
+      return open_leaf(root, change.relative, change.host_path).parent;
+    } catch (const Error& error) {
+      if (error.errno_value() == ENOENT || error.errno_value() == ENOTDIR) return UniqueFd();
+      throw;
+    }
+  }
+
+  void apply(std::size_t index, const Change& change) {
+    const JournalStep& step = journal_.steps.at(index);
     const UniqueFd root = open_layer_root_or_throw(session_.binds.at(change.layer).host_dir);
     const Leaf leaf = open_leaf(root.get(), change.relative, change.host_path);
     const int parent = leaf.parent.get();
     const char* name = leaf.name.c_str();
     struct stat current {};
     const bool exists = ::fstatat(parent, name, &current, AT_SYMLINK_NOFOLLOW) == 0;
-
-    Step step{change.layer, change.relative, change.host_path, {}, {}, {}};
-    // A file with other names (a hard link, perhaps from outside the bound directory, as
-    // package stores and `cp -al` trees make) is not chmodded in place, which would change
-    // every name: the tool's copy-on-write layer broke the link, and so does the commit — the
-    // file is replaced below, with its own content.
-    const bool shared_file = exists && S_ISREG(current.st_mode) && current.st_nlink > 1;
-    if (change.kind == ChangeKind::mode_changed && exists && !S_ISLNK(current.st_mode) &&
-        !shared_file) {
-      step.old_mode = current.st_mode & 07777;
-      steps_.push_back(step);
+    if (step.mode_only) {
       if (S_ISDIR(current.st_mode)) {
         directory_modes_.push_back(change);
       } else if (::fchmodat(parent, name, change.new_mode, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -229,11 +273,7 @@ class Applier {
       }
       return;
     }
-    if (exists) {
-      step.backup = std::to_string(steps_.size());
-      copy_at(parent, leaf.name, backups_fd_.get(), *step.backup);
-    }
-    steps_.push_back(step);  // from here on a failure rolls this path back too
+    if (exists) copy_whole_at(parent, leaf.name, backups_fd_.get(), std::to_string(index));
 
     struct stat directory {};
     ::fstat(parent, &directory);
@@ -243,20 +283,22 @@ class Applier {
                    change.kind == ChangeKind::deleted);
     if (replaces_other_type) remove_at(parent, leaf.name);
     if (change.kind == ChangeKind::deleted) return;
+    const std::string temporary = temporary_name(session_, leaf.name, index);
     switch (change.type) {
       case EntryType::file: {
         const UniqueFd upper = open_directory(upper_dir(session_, change.layer));
+        const bool shared_file = exists && S_ISREG(current.st_mode) && current.st_nlink > 1;
         const UniqueFd content =
             change.kind == ChangeKind::mode_changed && shared_file
                 ? UniqueFd(::openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC))
                 : open_beneath(upper.get(), change.relative, O_RDONLY);
         if (!content.valid()) fail("open the new content of", change);
-        replace_file_at(parent, leaf.name, content.get(), change.new_mode, owner);
+        replace_file_at(parent, leaf.name, content.get(), change.new_mode, owner, temporary);
         break;
       }
       case EntryType::symlink:
         if (exists && S_ISDIR(current.st_mode)) remove_at(parent, leaf.name);
-        replace_symlink_at(parent, leaf.name, change.link_target);
+        replace_symlink_at(parent, leaf.name, change.link_target, temporary);
         if (::geteuid() == 0)
           ::fchownat(parent, name, owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW);
         break;
@@ -271,7 +313,6 @@ class Applier {
     }
   }
 
-  // After the last step: what the commit left, for undo's own drift check.
   // Directory modes last, deepest first: a directory the tool left read-only (0555) is set so
   // only once everything inside it is written, which a caller other than root needs.
   void apply_directory_modes() {
@@ -283,14 +324,29 @@ class Applier {
     }
   }
 
+  // One sync of each filesystem written (not one per file), then the undo record: what each
+  // step replaced and what the commit left, for undo's own drift check.
   void finish() {
-    for (Step& step : steps_) {
-      step.after = current_state(session_, step.layer, step.relative).value_or(HostState{});
+    for (const Bind& bind : session_.binds) {
+      const UniqueFd root(::open(bind.host_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (root.valid()) (void)::syncfs(root.get());
     }
-    write_undo_record(session_, steps_);
+    std::vector<Step> steps;
+    for (std::size_t i = 0; i < journal_.steps.size(); ++i) {
+      const JournalStep& planned = journal_.steps[i];
+      Step step{planned.layer, planned.relative, planned.host_path, {}, {}, {}};
+      if (planned.mode_only) {
+        step.old_mode = planned.before.mode;
+      } else if (planned.before.exists) {
+        step.backup = std::to_string(i);
+      }
+      step.after = current_state(session_, step.layer, step.relative).value_or(HostState{});
+      steps.push_back(std::move(step));
+    }
+    write_undo_record(session_, steps);
   }
 
-  [[nodiscard]] const std::vector<Step>& steps() const { return steps_; }
+  [[nodiscard]] const Journal& journal() const { return journal_; }
 
  private:
   [[noreturn]] static void fail(const char* what, const Change& change) {
@@ -303,20 +359,50 @@ class Applier {
   const Session& session_;
   std::string backups_;
   UniqueFd backups_fd_;
-  std::vector<Step> steps_;
+  Journal journal_;
   std::vector<Change> directory_modes_;  // in path order
 };
 
+// Deals with what a killed commit or undo left, before anything else reads the host.
+std::optional<RecoveryReport> recover_first(const Session& session) {
+  const std::optional<Recovery> done = recover_locked(session);
+  if (!done) return std::nullopt;
+  if (!done->failed.empty()) {
+    throw Error(
+        "dry_run", EIO,
+        fmt::format("session {} held an interrupted {}; restoring failed for:\n  {}\nits "
+                    "backups are kept in {}",
+                    session.id, done->kind, fmt::join(done->failed, "\n  "), undo_dir(session)));
+  }
+  return RecoveryReport{done->kind, done->outcome, done->paths};
+}
+
 }  // namespace
+
+std::optional<RecoveryReport> recover(const Session& session) {
+  const UniqueFd lock = lock_session(session);
+  const std::vector<UniqueFd> targets = lock_targets(session);
+  return recover_first(session);
+}
 
 CommitReport commit(const Session& session, const CommitOptions& options) {
   const UniqueFd lock = lock_session(session);
+  // Held from the drift check to the end: another commit into these trees waits, then sees
+  // this one's writes as drift.
+  const std::vector<UniqueFd> targets = lock_targets(session);
+  CommitReport report;
+  report.recovered = recover_first(session);
   Manifest manifest = read_manifest(session.dir);
   if (!manifest.finished) {
     throw Error("dry_run", EBUSY,
-                fmt::format("session {}'s run was cut short before its changes were recorded "
-                            "(jail was killed); nothing to commit. `jail discard {}` removes it",
-                            session.id, session_words(session)));
+                manifest.record_error.empty()
+                    ? fmt::format("session {}'s run was cut short before its changes were "
+                                  "recorded (jail was killed); nothing to commit. `jail discard "
+                                  "{}` removes it",
+                                  session.id, session_words(session))
+                    : fmt::format("session {}'s changes could not be recorded when its run "
+                                  "ended ({}); nothing to commit. `jail discard {}` removes it",
+                                  session.id, manifest.record_error, session_words(session)));
   }
   if (manifest.session.state != "pending" && manifest.session.state != "undone") {
     // A session commits once (its undo record is that commit's). After a commit of some paths
@@ -333,25 +419,36 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
                                 "everything wanted together",
                                 session.id, left, session_words(session), session_words(session)));
   }
-  CommitReport report;
+  if (options.expect_digest) {
+    const std::string now = change_set_digest(manifest.session, changes(manifest.session));
+    if (now != *options.expect_digest) {
+      throw Error("dry_run", EAGAIN,
+                  fmt::format("session {}'s changes are not the ones reviewed (digest {} now, "
+                              "{} expected): review again with `jail changes {}`",
+                              session.id, now, *options.expect_digest, session_words(session)));
+    }
+  }
   report.applied = chosen_changes(manifest.session, options);
   check_change_set(manifest, report.applied);
   if (!options.force) check_drift(manifest, report.applied);
 
   Applier applier(manifest.session);
+  applier.plan(report.applied);
   std::size_t done = 0;
   try {
     for (const Change& change : report.applied) {
-      applier.apply(change);
+      applier.apply(done, change);
       ++done;
     }
     applier.apply_directory_modes();
     applier.finish();
+    manifest.session.state = "committed";
+    write_manifest(manifest);
   } catch (const std::exception& error) {
     // Past the last change, what failed is setting the directories' modes (or the record).
     const std::string at =
         done < report.applied.size() ? report.applied[done].host_path : "the last step";
-    const std::vector<std::string> left = roll_back(manifest.session, applier.steps());
+    const std::vector<std::string> left = roll_back_journal(manifest.session, applier.journal());
     if (left.empty()) fs::remove_all(undo_dir(manifest.session));
     throw Error(
         "dry_run", EIO,
@@ -359,19 +456,23 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
             ? fmt::format("commit of session {} failed at {}: {}; the {} change(s) already "
                           "applied were rolled back, the host is as before and the session "
                           "is kept",
-                          session.id, at, error.what(), done)
+                          session.id, printable(at), error.what(), done)
             : fmt::format("commit of session {} failed at {}: {}; rolling back failed for:\n  "
-                          "{}\nthe previous contents are kept in {}",
-                          session.id, at, error.what(), fmt::join(left, "\n  "),
-                          undo_dir(manifest.session)));
+                          "{}\nthe previous contents are kept in {}; `jail recover {}` tries "
+                          "again",
+                          session.id, printable(at), error.what(), fmt::join(left, "\n  "),
+                          undo_dir(manifest.session), session_words(session)));
   }
-  manifest.session.state = "committed";
-  write_manifest(manifest);
+  remove_journal(manifest.session);
   return report;
 }
 
 void undo(const Session& session, bool force) {
   const UniqueFd lock = lock_session(session);
+  const std::vector<UniqueFd> targets = lock_targets(session);
+  if (const auto recovered = recover_first(session); recovered && recovered->kind == "undo") {
+    return;  // an undo killed midway, now finished: what was asked
+  }
   Manifest manifest = read_manifest(session.dir);
   if (manifest.session.state != "committed") {
     throw Error("dry_run", EINVAL,
@@ -394,17 +495,20 @@ void undo(const Session& session, bool force) {
                       session.id, fmt::join(drifted, "\n  ")));
     }
   }
+  // Named before the first restore: an undo killed midway is finished by the next command.
+  write_journal(undo_dir(manifest.session), Journal{"undo", {}});
   const std::vector<std::string> left = roll_back(manifest.session, steps);
   if (!left.empty()) {
     throw Error(
         "dry_run", EIO,
         fmt::format("undo of session {} could not restore:\n  {}\nthe previous contents are "
-                    "kept in {}",
-                    session.id, fmt::join(left, "\n  "), undo_dir(manifest.session)));
+                    "kept in {}; `jail recover {}` tries again",
+                    session.id, fmt::join(left, "\n  "), undo_dir(manifest.session),
+                    session_words(session)));
   }
-  fs::remove_all(undo_dir(manifest.session));
   manifest.session.state = "undone";
   write_manifest(manifest);
+  fs::remove_all(undo_dir(manifest.session));
 }
 
 }  // namespace jail::dry_run

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "dry_run/tree.hpp"
 #include "jail/error.hpp"
 
 namespace jail::dry_run {
@@ -25,7 +26,9 @@ EntryType type_from(const std::string& name) {
   return EntryType::file;
 }
 
-json state_json(const HostState& state) {
+}  // namespace
+
+json host_state_json(const HostState& state) {
   json out{{"exists", state.exists}};
   if (!state.exists) return out;
   out["type"] = to_string(state.type);
@@ -36,7 +39,7 @@ json state_json(const HostState& state) {
   return out;
 }
 
-HostState state_from(const json& in) {
+HostState host_state_from(const json& in) {
   HostState state;
   state.exists = in.at("exists").get<bool>();
   if (!state.exists) return state;
@@ -47,8 +50,6 @@ HostState state_from(const json& in) {
   state.sha256 = in.value("sha256", "");
   return state;
 }
-
-}  // namespace
 
 std::string upper_dir(const Session& session, std::size_t layer) {
   return fmt::format("{}/layers/{}/upper", session.dir, layer);
@@ -81,10 +82,11 @@ Manifest read_manifest(const std::string& session_dir) {
       session.binds.push_back({text_from(bind.at("host_dir")), text_from(bind.at("target"))});
     }
     manifest.finished = doc.value("finished", false);
+    manifest.record_error = doc.value("record_error", "");
     for (const json& entry : doc.value("baseline", json::array())) {
       const auto layer = entry.at("layer").get<std::size_t>();
       if (layer >= session.binds.size()) throw std::out_of_range("baseline layer out of range");
-      manifest.baseline[{layer, text_from(entry.at("path"))}] = state_from(entry.at("before"));
+      manifest.baseline[{layer, text_from(entry.at("path"))}] = host_state_from(entry.at("before"));
     }
     return manifest;
   } catch (const json::exception& error) {
@@ -106,28 +108,18 @@ void write_manifest(const Manifest& manifest) {
            {"created_ns", session.created_ns},
            {"state", session.state},
            {"finished", manifest.finished},
+           {"record_error", manifest.record_error},
            {"binds", json::array()},
            {"baseline", json::array()}};
   for (const Bind& bind : session.binds)
     doc["binds"].push_back(
         {{"host_dir", text_json(bind.host_dir)}, {"target", text_json(bind.target)}});
   for (const auto& [key, state] : manifest.baseline) {
-    doc["baseline"].push_back(
-        {{"layer", key.first}, {"path", text_json(key.second)}, {"before", state_json(state)}});
+    doc["baseline"].push_back({{"layer", key.first},
+                               {"path", text_json(key.second)},
+                               {"before", host_state_json(state)}});
   }
-  const std::string path = session.dir + "/" + kManifestName;
-  const std::string temporary = path + ".new";
-  const std::string text = doc.dump(2) + "\n";
-  const int fd =
-      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            ::fsync(fd) == 0;
-  const int err = errno;
-  if (fd >= 0) ::close(fd);
-  ok = ok && ::rename(temporary.c_str(), path.c_str()) == 0;
-  if (!ok) {
-    throw Error("dry_run", err, fmt::format("cannot write {}: {}", path, std::strerror(err)));
-  }
+  write_file_atomically(session.dir + "/" + kManifestName, doc.dump(2) + "\n");
 }
 
 }  // namespace jail::dry_run

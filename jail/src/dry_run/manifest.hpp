@@ -22,7 +22,14 @@ struct Manifest {
   Session session;
   Baseline baseline;
   bool finished = false;  // the run ended and `baseline` lists every changed path
+  // The run ended, but its changes could not be recorded: why (a commit says so, and never that
+  // jail was killed).
+  std::string record_error;
 };
+
+// A HostState as the session's files keep it, and back (the reader throws on a malformed one).
+[[nodiscard]] nlohmann::json host_state_json(const HostState& state);
+[[nodiscard]] HostState host_state_from(const nlohmann::json& in);
 
 // Both throw jail::Error naming the file. The write is atomic (temporary name, then rename).
 [[nodiscard]] Manifest read_manifest(const std::string& session_dir);

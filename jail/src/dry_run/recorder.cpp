@@ -278,7 +278,7 @@ DryRunSession Recorder::finish() noexcept {
         if (same_stat(now, before)) before = now;
       }
       manifest_.baseline[{change.layer, change.relative}] = before;
-      if (change.kind == ChangeKind::deleted && change.type == EntryType::directory) {
+      if (removes_tree(change)) {
         // A commit removes the whole tree: what was in it is kept too, so that a file edited
         // or added below it on the host since is drift, not silently deleted.
         const std::string prefix = change.relative + "/";
@@ -294,6 +294,12 @@ DryRunSession Recorder::finish() noexcept {
     write_manifest(manifest_);
   } catch (const std::exception& error) {
     jail::log().error("dry run {}: cannot record the changes: {}", session.id, error.what());
+    manifest_.record_error = error.what();
+    try {
+      write_manifest(manifest_);
+    } catch (const std::exception&) {
+      // The manifest as the run began stays: the session lists as unfinished.
+    }
   }
   in_use_ = UniqueFd();
   return out;

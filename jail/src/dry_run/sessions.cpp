@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "dry_run/journal.hpp"
 #include "dry_run/manifest.hpp"
 #include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
@@ -125,9 +127,11 @@ std::vector<SessionSummary> list_sessions(const std::string& sessions_dir) {
     try {
       const Manifest manifest = read_manifest(dir);
       summary.session = manifest.session;
-      summary.status = manifest.finished     ? manifest.session.state
-                       : session_in_use(dir) ? "running"
-                                             : "unfinished";
+      const bool busy = session_in_use(dir);
+      summary.status = busy && !manifest.finished  ? "running"
+                       : !busy && has_journal(dir) ? "interrupted"
+                       : manifest.finished         ? manifest.session.state
+                                                   : "unfinished";
     } catch (const Error&) {
       // Listed all the same: it takes space, and `jail discard` is the way to remove it.
       summary.session.id = entry.path().filename().string();
@@ -166,11 +170,47 @@ bool session_in_use(const std::string& dir) {
   return fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 }
 
+std::vector<UniqueFd> lock_targets(const Session& session) {
+  std::map<std::string, bool> wanted;  // path → exclusive
+  for (const Bind& bind : session.binds) {
+    wanted[bind.host_dir] = true;
+    for (std::filesystem::path up = std::filesystem::path(bind.host_dir).parent_path();;
+         up = up.parent_path()) {
+      wanted.emplace(up.string(), false);
+      if (up == up.root_path()) break;
+    }
+  }
+  std::vector<UniqueFd> held;
+  for (const auto& [path, exclusive] : wanted) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) {
+      if (!exclusive && (errno == EACCES || errno == EPERM)) continue;
+      throw Error("dry_run", errno,
+                  fmt::format("cannot open {} to lock it: {}", path, std::strerror(errno)));
+    }
+    while (::flock(fd.get(), exclusive ? LOCK_EX : LOCK_SH) != 0) {
+      if (errno != EINTR) {
+        throw Error("dry_run", errno,
+                    fmt::format("cannot lock {}: {}", path, std::strerror(errno)));
+      }
+    }
+    held.push_back(std::move(fd));
+  }
+  return held;
+}
+
 bool in_use(const Session& session) {
   return session_in_use(session.dir);
 }
 
 void discard(const Session& session) {
+  if (has_journal(session.dir)) {
+    throw Error("dry_run", EBUSY,
+                fmt::format("session {} holds an interrupted commit or undo, whose backups are the "
+                            "only copy of what it replaced: `jail recover {}` puts the host "
+                            "back first; then discard it",
+                            session.id, session_words(session)));
+  }
   const auto slash = session.dir.rfind('/');
   const UniqueFd parent = open_directory(slash == 0 ? "/" : session.dir.substr(0, slash));
   remove_at(parent.get(), session.dir.substr(slash + 1));

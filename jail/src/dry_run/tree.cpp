@@ -6,10 +6,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <random>
 #include <vector>
 
 #include <fmt/format.h>
@@ -47,22 +47,46 @@ std::vector<std::string> names_in(int dir) {
   return names;
 }
 
-std::string temporary_name(const std::string& name) {
-  static thread_local std::mt19937_64 random{std::random_device{}()};
-  return fmt::format(".{}.jail-commit-{:016x}", name.substr(0, 100), random());
+// Copies `from` to `to` from their starts; a sparse source stays sparse: only its data ranges
+// are written (SEEK_DATA/SEEK_HOLE) and the size is set at the end, so a 1 GiB file of holes
+// costs no 1 GiB of zeros.
+void copy_bytes(int from, int to, const std::string& what) {
+  struct stat info {};
+  if (::fstat(from, &info) != 0) fail("cannot stat " + what, errno);
+  const off_t size = info.st_size;
+  std::vector<char> buffer(1 << 16);
+  off_t at = 0;
+  while (at < size) {
+    off_t data = ::lseek(from, at, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;  // only a hole is left
+    if (data < 0) data = at;                // no SEEK_DATA here: copy everything
+    off_t hole = ::lseek(from, data, SEEK_HOLE);
+    if (hole < 0) hole = size;
+    for (off_t offset = data; offset < hole;) {
+      const auto want = static_cast<std::size_t>(
+          std::min<off_t>(static_cast<off_t>(buffer.size()), hole - offset));
+      const ssize_t n = ::pread(from, buffer.data(), want, offset);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail("cannot read " + what, errno);
+      if (n == 0) break;  // shorter than it was: the end
+      for (std::size_t done = 0; done < static_cast<std::size_t>(n);) {
+        const ssize_t m = ::pwrite(to, buffer.data() + done, static_cast<std::size_t>(n) - done,
+                                   offset + static_cast<off_t>(done));
+        if (m < 0 && errno == EINTR) continue;
+        if (m <= 0) fail("cannot write " + what, m < 0 ? errno : EIO);
+        done += static_cast<std::size_t>(m);
+      }
+      offset += n;
+    }
+    at = hole;
+  }
+  if (::ftruncate(to, size) != 0) fail("cannot write " + what, errno);
 }
 
-void copy_bytes(int from, int to, const std::string& what) {
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(from, buffer, sizeof buffer);
-    if (n == 0) return;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot read " + what, errno);
-    }
-    if (!write_all(to, buffer, static_cast<std::size_t>(n))) fail("cannot write " + what, errno);
-  }
+// The modification time of `info`, set on `name` in `dir` (not following a link).
+void keep_mtime(int dir, const char* name, const struct stat& info) {
+  const timespec times[2] = {{0, UTIME_OMIT}, info.st_mtim};
+  (void)::utimensat(dir, name, times, AT_SYMLINK_NOFOLLOW);
 }
 
 }  // namespace
@@ -205,23 +229,31 @@ void copy_at(int from, const std::string& name, int to, const std::string& to_na
     throw Error("dry_run", EPERM,
                 fmt::format("refusing to copy {}: not a file, directory or symlink", name));
   }
+  // Last, after a directory's content: a copy (a backup, or what undo puts back) keeps the time
+  // its original had.
+  keep_mtime(to, to_name.c_str(), info);
+}
+
+void copy_whole_at(int from, const std::string& name, int to, const std::string& to_name) {
+  const std::string partial = to_name + ".partial";
+  remove_at(to, partial);
+  copy_at(from, name, to, partial);
+  if (::renameat(to, partial.c_str(), to, to_name.c_str()) != 0)
+    fail("cannot rename " + partial, errno);
 }
 
 void replace_file_at(int dir, const std::string& name, int source, mode_t mode,
-                     const struct stat* owner) {
-  const std::string temporary = temporary_name(name);
+                     const struct stat* owner, const std::string& temporary) {
   const UniqueFd out(
       ::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!out.valid()) fail("cannot create a temporary file beside " + name, errno);
   try {
-    if (::lseek(source, 0, SEEK_SET) < 0) fail("cannot rewind the new content of " + name, errno);
     copy_bytes(source, out.get(), name);
     if (owner != nullptr && ::geteuid() == 0 &&
         ::fchown(out.get(), owner->st_uid, owner->st_gid) != 0) {
       fail("cannot set the owner of " + name, errno);
     }
     if (::fchmod(out.get(), mode & 07777) != 0) fail("cannot chmod " + name, errno);
-    if (::fsync(out.get()) != 0) fail("cannot sync " + name, errno);
     if (::renameat(dir, temporary.c_str(), dir, name.c_str()) != 0)
       fail("cannot rename over " + name, errno);
   } catch (...) {
@@ -230,8 +262,8 @@ void replace_file_at(int dir, const std::string& name, int source, mode_t mode,
   }
 }
 
-void replace_symlink_at(int dir, const std::string& name, const std::string& target) {
-  const std::string temporary = temporary_name(name);
+void replace_symlink_at(int dir, const std::string& name, const std::string& target,
+                        const std::string& temporary) {
   if (::symlinkat(target.c_str(), dir, temporary.c_str()) != 0) {
     fail("cannot create a symlink beside " + name, errno);
   }
@@ -239,6 +271,19 @@ void replace_symlink_at(int dir, const std::string& name, const std::string& tar
     const int err = errno;
     ::unlinkat(dir, temporary.c_str(), 0);
     fail("cannot rename over " + name, err);
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".new";
+  const int fd =
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && write_all(fd, text.data(), text.size()) && ::fsync(fd) == 0;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  ok = ok && ::rename(temporary.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    throw Error("dry_run", err, fmt::format("cannot write {}: {}", path, std::strerror(err)));
   }
 }
 

@@ -47,16 +47,25 @@ struct Leaf {
 // Removes `name` in `dir`, recursively when it is a directory; absent is fine.
 void remove_at(int dir, const std::string& name);
 
-// Copies `name` in `from` to `to_name` in `to` (files with their mode, symlinks as links,
-// directories recursively; as root also the owner). Special files are refused.
+// Copies `name` in `from` to `to_name` in `to` (files with their mode and mtime, sparse ones
+// sparse; symlinks as links; directories recursively; as root also the owner). Special files
+// are refused.
 void copy_at(int from, const std::string& name, int to, const std::string& to_name);
+// The same through "TO_NAME.partial", renamed to `to_name` once whole: a copy killed midway is
+// never taken for a complete one.
+void copy_whole_at(int from, const std::string& name, int to, const std::string& to_name);
 
-// Writes `name` in `dir` atomically: the content of `source` (an fd to read from the start)
-// goes to a temporary name in the same directory, which is then renamed over `name`.
-// `owner`: when set and the caller is root, the new file's uid/gid.
+// Writes `name` in `dir` atomically: the content of `source` (an fd, read from its start) goes
+// to `temporary` in the same directory, which is then renamed over `name`. `owner`: when set
+// and the caller is root, the new file's uid/gid. Not synced: a commit syncs each filesystem
+// once (commit.cpp).
 void replace_file_at(int dir, const std::string& name, int source, mode_t mode,
-                     const struct stat* owner);
-void replace_symlink_at(int dir, const std::string& name, const std::string& target);
+                     const struct stat* owner, const std::string& temporary);
+void replace_symlink_at(int dir, const std::string& name, const std::string& target,
+                        const std::string& temporary);
+
+// Writes `path` through "PATH.new", synced and renamed over it; throws jail::Error.
+void write_file_atomically(const std::string& path, const std::string& text);
 
 // The paths below `dir` (relative, "a", "a/b", …), following no symlink; appended to `out`.
 void list_tree(int dir, const std::string& prefix, std::vector<std::string>& out);
