@@ -34,6 +34,7 @@
 #include "rlimits.hpp"
 #include "root_layout.hpp"
 #include "runsc/sandbox.hpp"
+#include "seccomp/allowed_sockets.hpp"
 #include "seccomp/connect_broker.hpp"
 #include "seccomp/exit_watch.hpp"
 #include "seccomp/lookup_policy.hpp"
@@ -127,8 +128,7 @@ std::optional<std::string> read_only_cwd(const Spec& spec) {
 // connects are made as the tool's own host ids (an unprivileged caller's tool is the caller).
 SocketAccess socket_access(const Spec& spec, const Identity& identity) {
   SocketAccess access;
-  for (const std::string& path : spec.allow_sockets)
-    access.allowed_paths.push_back(normalize_jail_path(path));
+  access.allowed_sockets = pin_allowed_sockets(spec);
   access.allowed_abstract = spec.allow_abstract;
   access.own_network = spec.net == Net::none;
   if (::geteuid() == 0) access.connect_as = HostIds{identity.host_uid, identity.host_gid};

@@ -287,6 +287,7 @@ Result Supervisor::finish() {
   record.timed_out = timed_out_;
   record.output_truncated = (output_ && output_->truncated()) || terminal_truncated;
   if (denials_) {
+    denials_->finish_broker();
     denials_->log_summary();
     record.denials = denials_->denials();
     record.violation = denials_->violation();

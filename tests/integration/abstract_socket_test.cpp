@@ -107,6 +107,45 @@ TEST_P(AbstractSockets, AllowAbstractReachesOneHostName) {
   ::close(other_server);
 }
 
+// A name is checked right before its connect and the listener reached right after it: a tool
+// that queues a connect to a name of its own behind connects it holds blocked, gives the name up
+// and lets a host daemon take it, still reaches nothing of the host.
+TEST_P(AbstractSockets, ANameGivenUpWhileQueuedReachesNoHostDaemon) {
+  const std::string late = "jail-test-late-" + std::to_string(::getpid());
+  const std::string tool =
+      "import socket, threading, time\n"
+      "full = socket.socket(socket.AF_UNIX); full.bind('\\0jail-test-full'); full.listen(0)\n"
+      "def blocked():\n"
+      "    s = socket.socket(socket.AF_UNIX)\n"
+      "    try: s.connect('\\0jail-test-full')\n"
+      "    except OSError: pass\n"
+      "holders = [threading.Thread(target=blocked, daemon=True) for _ in range(24)]\n"
+      "for t in holders: t.start()\n"
+      "time.sleep(1)\n"
+      "own = socket.socket(socket.AF_UNIX); own.bind('\\0" +
+      late +
+      "'); own.listen(8)\n"
+      "result = []\n"
+      "def connect_late():\n"
+      "    s = socket.socket(socket.AF_UNIX)\n"
+      "    try: s.connect('\\0" +
+      late +
+      "'); result.append('ok')\n"
+      "    except OSError as e: result.append(e.errno)\n"
+      "t = threading.Thread(target=connect_late); t.start(); time.sleep(0.5)\n"
+      "own.close(); print('CLOSED', flush=True); time.sleep(1.5)\n"
+      "full.close(); t.join(); print('late', result[0], flush=True)\n";
+  auto jail = start({"--no-cwd", "--net", "host", "--", "python3", "-c", tool});
+  ASSERT_TRUE(jail->wait_for_stdout("CLOSED", 20s));
+  const int daemon = abstract_server(late, SOCK_STREAM);
+  ASSERT_GE(daemon, 0);
+  const RunResult r = jail->wait(30s);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.find("late ok"), std::string::npos) << describe(r);
+  EXPECT_LT(::accept4(daemon, nullptr, nullptr, SOCK_CLOEXEC), 0) << describe(r);
+  ::close(daemon);
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(AbstractSockets);
 
 }  // namespace

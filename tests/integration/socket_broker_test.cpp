@@ -151,6 +151,56 @@ TEST_P(SocketBroker, AllowSocketReachesItAsTheTool) {
   }
 }
 
+// --allow-socket names a file, found once before the tool starts: a tool that moves it away
+// and puts a link to another host socket in its place reaches nothing new, and a path no bind
+// shows, or one through a link, is refused before the run.
+TEST_P(SocketBroker, AnAllowedSocketCannotBeRedirected) {
+  TempDir writable;
+  TempDir hidden;
+  HostServer allowed(writable / "app.sock", SOCK_STREAM);
+  HostServer other(hidden / "other.sock", SOCK_STREAM);
+  ASSERT_TRUE(allowed.bound() && other.bound());
+  const std::string tool = std::string(kAttempt) +
+                           "os.rename('/rw/app.sock', '/rw/moved.sock')\n"
+                           "os.symlink('/h/other.sock', '/rw/app.sock')\n"
+                           "attempt('redirected', lambda: stream('/rw/app.sock'))\n"
+                           "attempt('moved', lambda: stream('/rw/moved.sock'))\n";
+  const RunResult r =
+      run({"--no-cwd", "--bind", writable.path() + ":/rw", "--ro-bind", hidden.path() + ":/h",
+           "--allow-socket", "/rw/app.sock", "--", "python3", "-c", tool});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("redirected 13\n"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("moved ok\n"), std::string::npos) << describe(r);  // the same file
+  EXPECT_EQ(other.reached(), 0);
+  EXPECT_EQ(allowed.reached(), 1);
+  // Refused before the run: a path no bind shows, and one through a link.
+  const RunResult in_tmp = run({"--no-cwd", "--allow-socket", "/tmp/x.sock", "--", "true"});
+  EXPECT_EQ(in_tmp.exit_code, 125) << describe(in_tmp);
+  EXPECT_NE(in_tmp.err.find("no bind shows that path"), std::string::npos) << describe(in_tmp);
+  ::symlink((writable / "app.sock").c_str(), (hidden / "link.sock").c_str());
+  const RunResult through_link = run({"--no-cwd", "--ro-bind", hidden.path() + ":/h",
+                                      "--allow-socket", "/h/link.sock", "--", "true"});
+  EXPECT_EQ(through_link.exit_code, 125) << describe(through_link);
+  EXPECT_NE(through_link.err.find("symbolic link"), std::string::npos) << describe(through_link);
+}
+
+// Joining netlink multicast groups by connect is checked against the caller's capabilities,
+// and the supervisor has more over the jail's namespaces than the tool: refused; bind joins
+// them with the tool's own rights.
+TEST_P(SocketBroker, NetlinkGroupsAreJoinedByBindNotByABrokeredConnect) {
+  const std::string tool = std::string(kAttempt) +
+                           "n = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n"
+                           "attempt('connect-groups', lambda: n.connect((0, 1)))\n"
+                           "attempt('connect-kernel', lambda: n.connect((0, 0)))\n"
+                           "b = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n"
+                           "attempt('bind-groups', lambda: b.bind((0, 1)))\n";
+  const RunResult r = run({"--no-cwd", "--", "python3", "-c", tool});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("connect-groups 1\n"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("connect-kernel ok\n"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("bind-groups ok\n"), std::string::npos) << describe(r);
+}
+
 TEST_P(SocketBroker, LearningChecksConnectsToo) {
   TempDir host;
   HostServer stream(host / "daemon.sock", SOCK_STREAM);

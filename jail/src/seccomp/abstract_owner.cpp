@@ -7,8 +7,10 @@
 #include <linux/unix_diag.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <deque>
@@ -24,9 +26,14 @@ namespace {
 
 constexpr ino_t kNoSocket = 0;
 
-// The inode of the socket listening on the abstract `name`, from a sock_diag dump of the
-// listening Unix sockets: kNoSocket when there is none, nullopt when the dump fails.
-std::optional<ino_t> listening_socket(const std::string& name) {
+struct Listener {
+  ino_t inode = kNoSocket;
+  uid_t uid = 0;
+};
+
+// The socket listening on the abstract `name`, from a sock_diag dump of the listening Unix
+// sockets: inode kNoSocket when there is none, nullopt when the dump fails.
+std::optional<Listener> listening_socket(const std::string& name) {
   const UniqueFd diag(::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
   if (!diag.valid()) return std::nullopt;
   struct {
@@ -38,12 +45,12 @@ std::optional<ino_t> listening_socket(const std::string& name) {
   query.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
   query.request.sdiag_family = AF_UNIX;
   query.request.udiag_states = 1U << TCP_LISTEN;
-  query.request.udiag_show = UDIAG_SHOW_NAME;
+  query.request.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_UID;
   if (::send(diag.get(), &query, sizeof query, 0) != static_cast<ssize_t>(sizeof query))
     return std::nullopt;
   const std::string wanted = std::string(1, '\0') + name;
   std::vector<char> buffer(32768);
-  ino_t found = kNoSocket;
+  Listener found;
   for (;;) {
     const ssize_t got = ::recv(diag.get(), buffer.data(), buffer.size(), 0);
     if (got <= 0) return std::nullopt;
@@ -54,13 +61,18 @@ std::optional<ino_t> listening_socket(const std::string& name) {
       if (message->nlmsg_type == NLMSG_ERROR) return std::nullopt;
       const auto* socket = static_cast<const unix_diag_msg*>(NLMSG_DATA(message));
       auto attribute_bytes = static_cast<int>(message->nlmsg_len - NLMSG_LENGTH(sizeof *socket));
+      bool named = false;
+      uid_t uid = static_cast<uid_t>(-1);
       for (auto* attribute = reinterpret_cast<rtattr*>(const_cast<unix_diag_msg*>(socket) + 1);
            RTA_OK(attribute, attribute_bytes); attribute = RTA_NEXT(attribute, attribute_bytes)) {
-        if (attribute->rta_type != UNIX_DIAG_NAME) continue;
-        const std::string bound(static_cast<const char*>(RTA_DATA(attribute)),
-                                RTA_PAYLOAD(attribute));
-        if (bound == wanted) found = socket->udiag_ino;
+        if (attribute->rta_type == UNIX_DIAG_NAME) {
+          named = std::string(static_cast<const char*>(RTA_DATA(attribute)),
+                              RTA_PAYLOAD(attribute)) == wanted;
+        } else if (attribute->rta_type == UNIX_DIAG_UID && RTA_PAYLOAD(attribute) >= sizeof uid) {
+          std::memcpy(&uid, RTA_DATA(attribute), sizeof uid);
+        }
       }
+      if (named) found = Listener{socket->udiag_ino, uid};
     }
   }
 }
@@ -110,14 +122,24 @@ bool holds_socket(pid_t pid, ino_t socket) {
 
 }  // namespace
 
-AbstractHolder abstract_holder(const std::string& name, pid_t init) {
-  const std::optional<ino_t> socket = listening_socket(name);
+bool is_jail_process(pid_t pid, uid_t uid, const JailMembers& jail) {
+  if (jail.own_uid) return uid == *jail.own_uid;
+  if (pid <= 0) return false;
+  constexpr std::size_t kMostProcesses = 4096;
+  const std::vector<pid_t> members = jail_processes(jail.init, kMostProcesses);
+  return std::find(members.begin(), members.end(), pid) != members.end();
+}
+
+AbstractHolder abstract_holder(const std::string& name, const JailMembers& jail) {
+  const std::optional<Listener> socket = listening_socket(name);
   if (!socket) return AbstractHolder::other;
-  if (*socket == kNoSocket) return AbstractHolder::nobody;
+  if (socket->inode == kNoSocket) return AbstractHolder::nobody;
+  if (jail.own_uid)
+    return socket->uid == *jail.own_uid ? AbstractHolder::jail : AbstractHolder::other;
   // A jail of more processes than this is read no further: its later ones' sockets are refused.
   constexpr std::size_t kMostProcesses = 4096;
-  for (const pid_t pid : jail_processes(init, kMostProcesses)) {
-    if (holds_socket(pid, *socket)) return AbstractHolder::jail;
+  for (const pid_t pid : jail_processes(jail.init, kMostProcesses)) {
+    if (holds_socket(pid, socket->inode)) return AbstractHolder::jail;
   }
   return AbstractHolder::other;
 }

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 namespace jail {
@@ -15,10 +16,20 @@ enum class AbstractHolder {
   other,   // someone else does, or it cannot be told
 };
 
+// Who it is that makes a socket the jail's: a root caller's jail is a host uid of its own, which
+// no other process has; an unprivileged caller's tool is the caller's uid, so its processes
+// (from the init down, by /proc's children lists) are read instead.
+struct JailMembers {
+  pid_t init = -1;               // the jail's init, a host pid
+  std::optional<uid_t> own_uid;  // the jail's own host uid, when it has one
+};
+
 // Who holds the socket listening on the abstract `name` (without its leading NUL) in this
-// process's network namespace, for the jail whose init is `init` (a host pid). Reads sock_diag
-// for the socket, then the jail's processes' descriptors (from the init down, by /proc's
-// children lists).
-[[nodiscard]] AbstractHolder abstract_holder(const std::string& name, pid_t init);
+// process's network namespace: sock_diag finds it, with its owner's uid; then that uid, or the
+// jail's processes' descriptors, say whose it is.
+[[nodiscard]] AbstractHolder abstract_holder(const std::string& name, const JailMembers& jail);
+
+// Whether the process `pid` with uid `uid` (host values, as SO_PEERCRED gives them) is the jail's.
+[[nodiscard]] bool is_jail_process(pid_t pid, uid_t uid, const JailMembers& jail);
 
 }  // namespace jail

@@ -1,6 +1,7 @@
 #include "seccomp/connect_broker.hpp"
 
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
@@ -21,7 +22,6 @@
 #include "child/syscalls.hpp"
 #include "jail/byte_text.hpp"
 #include "mountinfo.hpp"
-#include "seccomp/abstract_owner.hpp"
 #include "seccomp/reroute.hpp"
 #include "seccomp/tool_memory.hpp"
 
@@ -103,10 +103,12 @@ policy::Policy with_connects_brokered(const policy::Policy& policy) {
 ConnectBroker::ConnectBroker(UniqueFd listener, SocketAccess access,
                              std::vector<std::uint64_t> own_mounts, pid_t init)
     : listener_(listener.get()),
-      init_(init),
       access_(std::move(access)),
       own_mounts_(std::move(own_mounts)),
-      workers_(std::make_unique<ConnectWorkers>(std::move(listener), access_.connect_as)) {}
+      workers_(std::make_unique<ConnectWorkers>(
+          std::move(listener), access_.connect_as,
+          JailMembers{init, access_.connect_as ? std::optional<uid_t>(access_.connect_as->uid)
+                                               : std::nullopt})) {}
 
 void ConnectBroker::answer(std::uint64_t id, int error) const {
   seccomp_notif_resp response{};
@@ -119,28 +121,25 @@ bool ConnectBroker::still_waiting(std::uint64_t id) const {
   return ::ioctl(listener_, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-bool ConnectBroker::may_reach(int root, int target, const struct stat& info) const {
+bool ConnectBroker::may_reach(int target, const struct stat& info) const {
   // The mount, not the device: a dry run's layer shows its upper directory's device for files,
   // which other binds of that filesystem share.
   if (const auto mount = mount_id_of(target);
       mount && std::find(own_mounts_.begin(), own_mounts_.end(), *mount) != own_mounts_.end()) {
     return true;
   }
-  for (const std::string& allowed : access_.allowed_paths) {
-    const UniqueFd named(child::sys::openat2(root, allowed.c_str(), O_PATH | O_CLOEXEC, kInJail));
-    struct stat named_info {};
-    if (named.valid() && ::fstat(named.get(), &named_info) == 0 &&
-        named_info.st_dev == info.st_dev && named_info.st_ino == info.st_ino) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(access_.allowed_sockets.begin(), access_.allowed_sockets.end(),
+                     [&](const PinnedSocket& allowed) {
+                       return allowed.dev == info.st_dev && allowed.ino == info.st_ino;
+                     });
 }
 
 std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
   const auto tid = static_cast<pid_t>(request.pid);
   ConnectJob job;
   job.id = request.id;
+  job.pid = tid;
+  for (std::size_t i = 0; i < job.args.size(); ++i) job.args[i] = request.data.args[i];
   if (const int error = take_descriptor(tid, static_cast<int>(request.data.args[0]), job.socket)) {
     // EBADF: not a descriptor of the tool's; EPERM and the rest: nothing is connected unseen.
     answer(job.id, error == EBADF ? EBADF : EACCES);
@@ -153,8 +152,24 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
     answer(job.id, error);
     return std::nullopt;
   }
-  const bool named_unix =
-      family_of(job.address) == AF_UNIX && job.address.size() > offsetof(sockaddr_un, sun_path);
+  const sa_family_t family = family_of(job.address);
+  if (family == AF_UNIX && job.address.size() > sizeof(sockaddr_un)) {
+    answer(job.id, EINVAL);  // as the kernel answers
+    return std::nullopt;
+  }
+  if (family == AF_NETLINK && job.address.size() >= sizeof(sockaddr_nl)) {
+    // Joining multicast groups is checked against the caller's capabilities at connect, and a
+    // worker has more over the jail's namespaces than the tool (an unprivileged caller owns
+    // them): groups are joined by bind, which the tool makes with its own rights.
+    sockaddr_nl netlink{};
+    std::memcpy(&netlink, job.address.data(), sizeof netlink);
+    if (netlink.nl_groups != 0) {
+      answer(job.id, EPERM);
+      return SocketRefusal{"netlink groups " + std::to_string(netlink.nl_groups),
+                           "netlink multicast groups joined by connect (bind joins them)", EPERM};
+    }
+  }
+  const bool named_unix = family == AF_UNIX && job.address.size() > offsetof(sockaddr_un, sun_path);
   if (named_unix && job.address[offsetof(sockaddr_un, sun_path)] == std::byte{0}) {
     // An abstract name lives in the socket's network namespace.
     const auto* name =
@@ -165,13 +180,11 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
     if (!allowed && access_.own_network) {
       allowed = in_network_of(job.socket.get(), tid);
     } else if (!allowed) {
-      // The host's network: the name is the jail's only where a process of the jail listens.
-      const AbstractHolder holder = abstract_holder(abstract, init_);
-      if (holder == AbstractHolder::nobody) {
-        answer(job.id, ECONNREFUSED);
-        return std::nullopt;
-      }
-      allowed = holder == AbstractHolder::jail;
+      // The host's network: the name is the jail's only where a process of the jail listens,
+      // which the worker checks around the connect itself (not here: reading the jail's
+      // processes takes a while, which the supervisor's loop must not spend).
+      job.abstract_name = abstract;
+      allowed = true;
     }
     if (!allowed) {
       answer(job.id, EPERM);  // what Landlock's abstract-socket scope answers
@@ -207,13 +220,24 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
       answer(job.id, ECONNREFUSED);  // what connect() says of a file that is not a socket
       return std::nullopt;
     }
-    if (!may_reach(root.get(), job.target.get(), info)) {
+    if (!may_reach(job.target.get(), info)) {
       answer(job.id, EACCES);
-      return SocketRefusal{printable(named),
-                           "a socket file outside the jail's own filesystems (--allow-socket " +
-                               printable(std::filesystem::path(path).lexically_normal().string()) +
-                               " reaches it)",
-                           EACCES};
+      // The flag to suggest names the socket file itself: a path through a link the tool made
+      // would be the tool's to turn elsewhere (and --allow-socket refuses it).
+      const std::string normal = std::filesystem::path(path).lexically_normal().string();
+      const UniqueFd direct(child::sys::openat2(root.get(), normal.c_str(), O_PATH | O_CLOEXEC,
+                                                kInJail | RESOLVE_NO_SYMLINKS));
+      struct stat direct_info {};
+      const bool plain = direct.valid() && ::fstat(direct.get(), &direct_info) == 0 &&
+                         direct_info.st_dev == info.st_dev && direct_info.st_ino == info.st_ino;
+      return SocketRefusal{
+          printable(named),
+          plain ? "a socket file outside the jail's own filesystems (--allow-socket " +
+                      printable(normal) + " reaches it)"
+                : std::string("a socket file outside the jail's own filesystems, reached "
+                              "through a symbolic link (--allow-socket takes the socket file's "
+                              "own path)"),
+          EACCES};
     }
   }
   workers_->submit(std::move(job));

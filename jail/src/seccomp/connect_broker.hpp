@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "policy/policy.hpp"
+#include "seccomp/allowed_sockets.hpp"
 #include "seccomp/connect_workers.hpp"
 
 namespace jail {
@@ -30,18 +31,11 @@ namespace jail {
 // What the tool may connect to beyond the jail's own sockets (Spec::allow_sockets and
 // Spec::allow_abstract), and as whom.
 struct SocketAccess {
-  std::vector<std::string> allowed_paths;  // socket files, as paths in the jail
+  std::vector<PinnedSocket> allowed_sockets;  // found before the tool started
   std::vector<std::string> allowed_abstract;
   bool own_network = true;  // the jail has a network namespace of its own (--net none)
   // A root caller's tool runs as host ids of its own: the connects are made as those.
   std::optional<HostIds> connect_as;
-};
-
-// A connect the broker refused: the tool got `error`.
-struct SocketRefusal {
-  std::string target;  // the socket as the tool named it (an abstract name starts with '@')
-  std::string why;     // what it is, and the flag that would allow it
-  int error = 0;
 };
 
 // `policy` with every rule that allows connect made `log` (and the default, when it allows):
@@ -60,10 +54,11 @@ class ConnectBroker {
   // Takes a waiting connect the policy allows: answers it at once where it fails or is refused,
   // or hands it to a worker, which answers once connected. A refusal is returned for the report.
   [[nodiscard]] std::optional<SocketRefusal> take(const seccomp_notif& request);
+  // What the workers refused since the last call.
+  [[nodiscard]] std::vector<SocketRefusal> take_refusals() { return workers_->take_refusals(); }
 
  private:
   int listener_;  // owned by workers_
-  pid_t init_;
   SocketAccess access_;
   std::vector<std::uint64_t> own_mounts_;
   std::unique_ptr<ConnectWorkers> workers_;
@@ -71,8 +66,8 @@ class ConnectBroker {
   void answer(std::uint64_t id, int error) const;
   [[nodiscard]] bool still_waiting(std::uint64_t id) const;
   // Whether the socket file `target` (its inode `info`) may be reached: on one of the jail's own
-  // mounts, or named by --allow-socket (resolved in `root`, the tool's root).
-  [[nodiscard]] bool may_reach(int root, int target, const struct stat& info) const;
+  // mounts, or the very file an --allow-socket named when the jail began.
+  [[nodiscard]] bool may_reach(int target, const struct stat& info) const;
 };
 
 }  // namespace jail

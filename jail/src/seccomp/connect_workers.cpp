@@ -17,12 +17,17 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
+
+#include "jail/byte_text.hpp"
 
 namespace jail {
 
 struct ConnectWorkers::Shared {
   UniqueFd listener;
   std::optional<HostIds> connect_as;
+  JailMembers jail;
+  std::vector<SocketRefusal> refusals;  // guarded by mutex
   std::mutex mutex;
   std::condition_variable work;   // a job came, or the workers stop
   std::condition_variable ended;  // a worker ended
@@ -51,8 +56,27 @@ void answer(int listener, std::uint64_t id, int error) {
   (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &response);
 }
 
-// 0, or the errno the tool's own connect would have got.
-int perform(const ConnectJob& job) {
+// An abstract name on the host's network: the jail's only while a process of the jail listens
+// on it. Checked right before the connect (never from a queue the tool could hold up), and the
+// listener the connect reached is checked after it, so a name given up and taken by a host
+// daemon in between is never a connection handed to the tool. Returns 0 to go on, or the errno
+// with `refusal` filled.
+int check_abstract(const ConnectJob& job, const JailMembers& jail, SocketRefusal& refusal) {
+  const AbstractHolder holder = abstract_holder(*job.abstract_name, jail);
+  if (holder == AbstractHolder::nobody) return ECONNREFUSED;
+  if (holder == AbstractHolder::jail) return 0;
+  refusal.target = "@" + printable(*job.abstract_name);
+  refusal.why = "an abstract socket the jail did not make (--allow-abstract " +
+                printable(*job.abstract_name) + " reaches it)";
+  refusal.error = EPERM;  // what Landlock's abstract-socket scope answers
+  return EPERM;
+}
+
+// 0, or the errno the tool's own connect would have got (`refusal` filled when refused).
+int perform(const ConnectJob& job, const JailMembers& jail, SocketRefusal& refusal) {
+  if (job.abstract_name) {
+    if (const int error = check_abstract(job, jail, refusal)) return error;
+  }
   int result = 0;
   if (job.target.valid()) {
     sockaddr_un address{};
@@ -65,7 +89,22 @@ int perform(const ConnectJob& job) {
     result = ::connect(job.socket.get(), reinterpret_cast<const sockaddr*>(job.address.data()),
                        static_cast<socklen_t>(job.address.size()));
   }
-  return result == 0 ? 0 : errno;
+  if (result != 0) return errno;
+  if (job.abstract_name) {
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    if (::getsockopt(job.socket.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
+        !is_jail_process(peer.pid, peer.uid, jail)) {
+      ::shutdown(job.socket.get(), SHUT_RDWR);
+      refusal.target = "@" + printable(*job.abstract_name);
+      refusal.why =
+          "an abstract socket a process outside the jail took over while the tool "
+          "connected";
+      refusal.error = EPERM;
+      return EPERM;
+    }
+  }
+  return 0;
 }
 
 void work(const std::shared_ptr<ConnectWorkers::Shared>& shared) {
@@ -81,9 +120,15 @@ void work(const std::shared_ptr<ConnectWorkers::Shared>& shared) {
     shared->queue.pop_front();
     shared->in_flight.push_back(job.socket.get());
     lock.unlock();
-    const int error = ready ? perform(job) : EACCES;
+    SocketRefusal refusal;
+    const int error = ready ? perform(job, shared->jail, refusal) : EACCES;
     answer(shared->listener.get(), job.id, error);
     lock.lock();
+    if (refusal.error != 0) {
+      refusal.args = job.args;
+      refusal.pid = job.pid;
+      shared->refusals.push_back(std::move(refusal));
+    }
     // Out of the list before it is closed, so a stop never shuts down a reused number.
     std::erase(shared->in_flight, job.socket.get());
     job.socket.reset();
@@ -94,10 +139,17 @@ void work(const std::shared_ptr<ConnectWorkers::Shared>& shared) {
 
 }  // namespace
 
-ConnectWorkers::ConnectWorkers(UniqueFd listener, std::optional<HostIds> connect_as)
+ConnectWorkers::ConnectWorkers(UniqueFd listener, std::optional<HostIds> connect_as,
+                               JailMembers jail)
     : shared_(std::make_shared<Shared>()) {
   shared_->listener = std::move(listener);
   shared_->connect_as = connect_as;
+  shared_->jail = jail;
+}
+
+std::vector<SocketRefusal> ConnectWorkers::take_refusals() {
+  std::lock_guard lock(shared_->mutex);
+  return std::exchange(shared_->refusals, {});
 }
 
 ConnectWorkers::~ConnectWorkers() {
@@ -111,6 +163,10 @@ ConnectWorkers::~ConnectWorkers() {
 
 void ConnectWorkers::submit(ConnectJob job) {
   std::lock_guard lock(shared_->mutex);
+  if (shared_->queue.size() >= kMaxQueued) {
+    answer(shared_->listener.get(), job.id, EAGAIN);
+    return;
+  }
   shared_->queue.push_back(std::move(job));
   if (shared_->queue.size() > shared_->idle && shared_->threads < kMaxWorkers) {
     try {

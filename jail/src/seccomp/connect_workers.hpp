@@ -7,12 +7,15 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "seccomp/abstract_owner.hpp"
 #include "unique_fd.hpp"
 
 namespace jail {
@@ -22,20 +25,36 @@ struct HostIds {
   gid_t gid = 0;
 };
 
+// A connect the broker refused: the tool got `error`.
+struct SocketRefusal {
+  std::string target;  // the socket as the tool named it (an abstract name starts with '@')
+  std::string why;     // what it is, and the flag that would allow it
+  int error = 0;
+  std::array<std::uint64_t, 6> args{};  // the refused call's
+  pid_t pid = 0;                        // the caller's, as the host sees it
+};
+
 struct ConnectJob {
   std::uint64_t id = 0;  // the waiting notification, answered with the connect's result
-  UniqueFd socket;       // the tool's socket: the same open file, taken with pidfd_getfd
+  std::array<std::uint64_t, 6> args{};
+  pid_t pid = 0;
+  UniqueFd socket;  // the tool's socket: the same open file, taken with pidfd_getfd
   // The address to connect to, as the tool gave it; or, when `target` is open, the socket file
   // the broker resolved and checked, reached through /proc/self/fd so nothing is resolved twice.
   std::vector<std::byte> address;
   UniqueFd target;
+  // With the host's network: the abstract name the address holds, which must be the jail's
+  // (abstract_owner.hpp) right before the connect, and whose listener must be a process of the
+  // jail right after it (SO_PEERCRED), or the connection is shut and refused.
+  std::optional<std::string> abstract_name;
 };
 
 class ConnectWorkers {
  public:
   // `listener` is the workers' own descriptor of the seccomp listener. With `connect_as`, each
-  // worker thread takes those ids (its own credentials only) before its first connect.
-  ConnectWorkers(UniqueFd listener, std::optional<HostIds> connect_as);
+  // worker thread takes those ids (its own credentials only) before its first connect. `jail`:
+  // who the jail's processes are, which may hold abstract names.
+  ConnectWorkers(UniqueFd listener, std::optional<HostIds> connect_as, JailMembers jail);
   // Stops: a connect still in flight is shut down (which ends a TCP handshake), and the workers
   // are given a moment to end. One still waiting for a peer that never accepts ends with it, on
   // its own; it owns everything it touches.
@@ -43,10 +62,16 @@ class ConnectWorkers {
   ConnectWorkers(const ConnectWorkers&) = delete;
   ConnectWorkers& operator=(const ConnectWorkers&) = delete;
 
+  // Queues a job; past kMaxQueued waiting ones it is answered EAGAIN at once, so a tool cannot
+  // fill the supervisor's descriptor table with its pending connects.
   void submit(ConnectJob job);
+
+  // What the workers refused since the last call, for the report.
+  [[nodiscard]] std::vector<SocketRefusal> take_refusals();
 
   // At most this many connects run at once; more wait their turn (their callers with them).
   static constexpr std::size_t kMaxWorkers = 16;
+  static constexpr std::size_t kMaxQueued = 256;
 
   struct Shared;  // what the workers and this share; a worker may outlive this
 

@@ -183,24 +183,44 @@ void DenialHandler::record_denial(const Violation& record, const std::string& ki
 }
 
 void DenialHandler::broker_connect(const seccomp_notif& request) {
-  const std::optional<SocketRefusal> refusal = connects_->take(request);
-  if (!refusal) return;
+  if (std::optional<SocketRefusal> refusal = connects_->take(request)) {
+    refusal->pid = static_cast<pid_t>(request.pid);
+    for (std::size_t i = 0; i < refusal->args.size(); ++i) refusal->args[i] = request.data.args[i];
+    record_refusal(*refusal);
+  }
+}
+
+void DenialHandler::record_refusal(const SocketRefusal& refusal) {
   Violation record;
   record.syscall = "connect";
-  record.number = static_cast<int>(request.data.nr);
-  for (std::size_t i = 0; i < record.args.size(); ++i) record.args[i] = request.data.args[i];
-  record.pid = pid_inside(static_cast<pid_t>(request.pid));
-  record.action = fmt::format("errno {}", strerrorname_np(refusal->error));
-  record.target = refusal->target;
+  record.number = SYS_connect;
+  record.args = refusal.args;
+  record.pid = pid_inside(refusal.pid);
+  record.action = fmt::format("errno {}", strerrorname_np(refusal.error));
+  record.target = refusal.target;
   // "connect to /home/u/.tmux.sock in pid 7: a socket file outside … → errno EACCES", once
   // for each socket.
   record_denial(record, "connect to " + record.target,
                 fmt::format("connect to {} in pid {}: {} → {}", record.target, record.pid,
-                            refusal->why, record.action),
+                            refusal.why, record.action),
                 false);
 }
 
+void DenialHandler::drain_broker() {
+  if (!connects_) return;
+  for (const SocketRefusal& refusal : connects_->take_refusals()) record_refusal(refusal);
+}
+
+void DenialHandler::finish_broker() {
+  if (!connects_) return;
+  auto broker = std::move(connects_);
+  const std::vector<SocketRefusal> late = broker->take_refusals();
+  broker.reset();  // its workers end (a connect in flight is shut down)
+  for (const SocketRefusal& refusal : late) record_refusal(refusal);
+}
+
 bool DenialHandler::handle_one(int init_pidfd) {
+  drain_broker();
   seccomp_notif request{};
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) {
     // ENOENT: the caller died while waiting (its jail is ending); nothing to answer.

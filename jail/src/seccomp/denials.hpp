@@ -46,6 +46,8 @@ class DenialHandler {
   void broker_connects(SocketAccess access, std::vector<std::uint64_t> own_mounts, pid_t init);
   // A process of the jail ended holding every descriptor the limit allows.
   [[nodiscard]] bool open_files_full() const { return open_files_full_; }
+  // Once the jail has ended: the broker's workers end, and what they refused is recorded.
+  void finish_broker();
   // Every process under the filter is gone (the listener hung up): nothing more can come, and
   // polling it further would return at once, forever. What was recorded stays.
   void close_listener() { listener_.reset(); }
@@ -90,6 +92,9 @@ class DenialHandler {
   std::unique_ptr<ConnectBroker> connects_;
   // A connect the policy allows, handed to the broker; a refusal is recorded as a denial.
   void broker_connect(const seccomp_notif& request);
+  void record_refusal(const SocketRefusal& refusal);
+  // Records what the broker's workers refused since the last time.
+  void drain_broker();
   // Records a denial (the report's count and first few) and logs its kind once.
   void record_denial(const Violation& record, const std::string& kind, const std::string& text,
                      bool fatal);
