@@ -1,5 +1,6 @@
 #include "session_commands.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,6 +68,9 @@ std::string describe(const dr::Change& change) {
     case dr::ChangeKind::added:
       if (change.type == dr::EntryType::symlink)
         return fmt::format("{} -> {}", change.host_path, change.link_target);
+      if (!change.hard_link_of.empty())
+        return fmt::format("{} (a hard link to {})", change.host_path,
+                           jail::printable(change.hard_link_of));
       if (change.type == dr::EntryType::file)
         return fmt::format("{} ({})", change.host_path, human_size(change.new_size));
       return change.host_path + suffix;
@@ -84,8 +88,9 @@ std::string describe(const dr::Change& change) {
                                            mode_text(change.new_mode))
                              : "");
     case dr::ChangeKind::deleted:
-      return change.host_path +
-             (change.type == dr::EntryType::directory ? "/ (and everything in it)" : "");
+      return change.type == dr::EntryType::directory
+                 ? change.host_path + "/ (and what is in it, below)"
+                 : fmt::format("{} ({})", change.host_path, human_size(change.old_size));
     case dr::ChangeKind::mode_changed:
       return fmt::format("{}{} (mode {} -> {})", change.host_path, suffix,
                          mode_text(change.old_mode), mode_text(change.new_mode));
@@ -93,11 +98,26 @@ std::string describe(const dr::Change& change) {
   return change.host_path;
 }
 
-void print_stat(const std::vector<dr::Change>& changes, std::FILE* out) {
+// What a change that removes a host directory takes with it, below its line: each entry up to a
+// count, then how many more. A review that showed only "dir/" hid what the commit deletes.
+void print_removed(const dr::Session& session, const dr::Change& change, std::FILE* out,
+                   const char* indent) {
+  constexpr std::size_t kShown = 20;
+  std::size_t total = 0;
+  const std::vector<std::string> shown = dr::entries_removed(session, change, kShown, total);
+  for (const std::string& path : shown)
+    fmt::print(out, "{}- {}/{}\n", indent, for_display(change).host_path, jail::printable(path));
+  if (total > shown.size()) fmt::print(out, "{}… and {} more\n", indent, total - shown.size());
+  if (total == 0) fmt::print(out, "{}(it is empty)\n", indent);
+}
+
+void print_stat(const dr::Session& session, const std::vector<dr::Change>& changes,
+                std::FILE* out) {
   std::size_t counts[4] = {};
   std::uint64_t added_bytes = 0, removed_bytes = 0;
   for (const dr::Change& change : changes) {
     fmt::print(out, "  {} {}\n", kind_letter(change.kind), describe(for_display(change)));
+    if (dr::removes_tree(change)) print_removed(session, change, out, "      ");
     ++counts[static_cast<int>(change.kind)];
     if (change.kind != dr::ChangeKind::deleted && change.type == dr::EntryType::file)
       added_bytes += change.new_size;
@@ -121,7 +141,9 @@ bool looks_binary(const std::string& path) {
   return std::memchr(buffer, '\0', static_cast<std::size_t>(in.gcount())) != nullptr;
 }
 
-// A unified diff by diffutils' `diff -u` (Debian: essential), run without a shell.
+// A unified diff by diffutils' `diff -u` (Debian: essential), run without a shell. Its lines
+// are the files' own bytes, which the tool wrote: they reach the reader's terminal escaped
+// (an ESC[1A ESC[2K in a file would erase the line above).
 void print_text_diff(const std::string& label, const std::string& old_path,
                      const std::string& new_path) {
   std::fflush(stdout);
@@ -129,15 +151,36 @@ void print_text_diff(const std::string& label, const std::string& old_path,
   std::vector<const char*> argv = {"diff",    "-u",      "--label",        a.c_str(),
                                    "--label", b.c_str(), old_path.c_str(), new_path.c_str(),
                                    nullptr};
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    fmt::print("(cannot run diff for {}: {})\n", label, std::strerror(errno));
+    return;
+  }
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
   pid_t pid = -1;
-  if (::posix_spawnp(&pid, "diff", nullptr, nullptr, const_cast<char**>(argv.data()), environ) !=
-      0) {
+  const int spawned =
+      ::posix_spawnp(&pid, "diff", &actions, nullptr, const_cast<char**>(argv.data()), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (spawned != 0) {
+    ::close(pipe_fds[0]);
     fmt::print("(cannot run diff for {}: install diffutils)\n", label);
     return;
   }
+  std::string text;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  std::fputs(printable_content(text).c_str(), stdout);
 }
 
 void print_patch(const dr::Session& session, const std::vector<dr::Change>& changes) {
@@ -154,6 +197,22 @@ void print_patch(const dr::Session& session, const std::vector<dr::Change>& chan
                  mode_text(change.new_mode));
       continue;
     }
+    if (dr::removes_tree(change)) {
+      fmt::print("{} directory {}/, with what is in it:\n",
+                 change.kind == dr::ChangeKind::deleted ? "deleted" : "replaced",
+                 display.host_path);
+      print_removed(session, change, stdout, "  ");
+      if (change.kind == dr::ChangeKind::deleted) continue;
+      fmt::print("by a {}\n", to_string(change.type));
+    } else if (change.kind == dr::ChangeKind::modified && change.before.type != change.type) {
+      fmt::print("replaced {} {} by a {}\n", to_string(change.before.type), display.host_path,
+                 to_string(change.type));
+    }
+    if (!change.hard_link_of.empty()) {
+      fmt::print("new hard link {} to {}\n", display.host_path,
+                 jail::printable(change.hard_link_of));
+      continue;
+    }
     if (change.type == dr::EntryType::symlink && change.kind != dr::ChangeKind::deleted) {
       fmt::print("{} symlink {} -> {}\n", change.kind == dr::ChangeKind::added ? "new" : "changed",
                  display.host_path, display.link_target);
@@ -166,13 +225,20 @@ void print_patch(const dr::Session& session, const std::vector<dr::Change>& chan
           display.host_path);
       continue;
     }
+    // Each file added or deleted is named, an empty one too (diff prints nothing for it).
+    if (change.kind == dr::ChangeKind::added && new_file) {
+      fmt::print("new file {} ({})\n", display.host_path, human_size(change.new_size));
+    } else if (change.kind == dr::ChangeKind::deleted && old_file) {
+      fmt::print("deleted file {} ({})\n", display.host_path, human_size(change.old_size));
+    }
     if (looks_binary(old_file ? change.host_path : "") || looks_binary(new_file ? new_path : "")) {
       fmt::print("Binary file {} {} ({} -> {})\n", display.host_path, to_string(change.kind),
                  human_size(old_file ? change.old_size : 0),
                  human_size(new_file ? change.new_size : 0));
       continue;
     }
-    if (new_file && change.kind != dr::ChangeKind::added && change.old_mode != change.new_mode) {
+    if (new_file && old_file && change.kind != dr::ChangeKind::added &&
+        change.old_mode != change.new_mode) {
       fmt::print("mode {} {} -> {}\n", display.host_path, mode_text(change.old_mode),
                  mode_text(change.new_mode));
     }
@@ -181,7 +247,7 @@ void print_patch(const dr::Session& session, const std::vector<dr::Change>& chan
   }
 }
 
-nlohmann::json change_json(const dr::Change& change) {
+nlohmann::json change_json(const dr::Session& session, const dr::Change& change) {
   // A name that is not UTF-8 is {"hex": …}, as in the session's manifest: replaced by U+FFFD it
   // was another name, which `jail commit` could not be given back.
   nlohmann::json out{{"path", text_json(change.host_path)},
@@ -197,6 +263,15 @@ nlohmann::json change_json(const dr::Change& change) {
     out["new"] = {{"size", change.new_size}, {"mode", mode_text(change.new_mode)}};
     if (change.type == dr::EntryType::symlink)
       out["new"]["link_target"] = text_json(change.link_target);
+    if (!change.hard_link_of.empty()) out["new"]["hard_link_of"] = text_json(change.hard_link_of);
+  }
+  if (dr::removes_tree(change)) {
+    constexpr std::size_t kListed = 1000;
+    std::size_t total = 0;
+    nlohmann::json removed = nlohmann::json::array();
+    for (const std::string& path : dr::entries_removed(session, change, kListed, total))
+      removed.push_back(text_json(path));
+    out["removes"] = {{"count", total}, {"first", removed}};
   }
   return out;
 }
@@ -271,10 +346,10 @@ int changes_command(int argc, char** argv) {
   }
   if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const dr::Change& change : changes) out.push_back(change_json(change));
+    for (const dr::Change& change : changes) out.push_back(change_json(session, change));
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (stat) {
-    print_stat(changes, stdout);
+    print_stat(session, changes, stdout);
   } else {
     print_patch(session, changes);
   }
@@ -412,7 +487,7 @@ void print_dry_run_summary(const DryRunSession& session) {
     const std::vector<dr::Change> changes = dr::changes(opened);
     fmt::print(stderr, "jail: dry run: the host is unchanged; session {} holds {} change(s)\n",
                session.id, changes.size());
-    if (!changes.empty()) print_stat(changes, stderr);
+    if (!changes.empty()) print_stat(opened, changes, stderr);
     fmt::print(stderr,
                "jail: review with `jail changes {0}`, apply with `jail commit {0}`, drop with "
                "`jail discard {0}`\n",

@@ -47,14 +47,24 @@ std::string text_from(const nlohmann::json& j) {
 }
 
 std::string printable(std::string_view text) {
+  return escaped(text, true);
+}
+
+std::string printable_content(std::string_view text) {
+  return escaped(text, false);
+}
+
+std::string escaped(std::string_view text, bool backslashes) {
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
     const auto byte = static_cast<unsigned char>(text[i]);
     const Sequence sequence = sequence_at(text, i);
     const std::size_t length = sequence.length;
-    if (text[i] == '\\') {
+    if (text[i] == '\\' && backslashes) {
       out += "\\\\";
       ++i;
+    } else if (!backslashes && (text[i] == '\t' || text[i] == '\n')) {
+      out += text[i++];
     } else if (length == 1 && byte >= 0x20 && byte != 0x7f) {
       out += text[i++];
     } else if (length > 1 && !shows_wrongly(sequence.code_point)) {

@@ -26,4 +26,12 @@ namespace jail {
 // changes colours or reorders the line.
 [[nodiscard]] std::string printable(std::string_view text);
 
+// A file's text for a terminal (a diff's lines): as printable(), but tabs and line breaks stay,
+// and a backslash is itself, so that source code reads as written. Nothing that moves the
+// cursor or changes what the reader sees gets through.
+[[nodiscard]] std::string printable_content(std::string_view text);
+
+// printable() with `backslashes` doubled, printable_content() without.
+[[nodiscard]] std::string escaped(std::string_view text, bool backslashes);
+
 }  // namespace jail

@@ -40,6 +40,9 @@ struct Change {
   mode_t new_mode = 0;
   std::string link_target;  // new symlinks
   HostState before;         // the host's state when the run began
+  // An added file that is another name of a file of the layer (the tool made a hard link): that
+  // file's relative path. Committed as a copy of its own.
+  std::string hard_link_of;
 };
 
 struct Bind {
@@ -145,6 +148,11 @@ void discard_session(const std::string& sessions_dir, const std::string& id);
 // Whether committing `change` removes a directory of the host with everything in it: the tool
 // deleted it, or put a file or a symlink in its place.
 [[nodiscard]] bool removes_tree(const Change& change);
+
+// What such a change removes with the directory: the host's entries below it now, relative to
+// it, in path order (at most `limit`; `total` is set to how many there are).
+[[nodiscard]] std::vector<std::string> entries_removed(const Session& session, const Change& change,
+                                                       std::size_t limit, std::size_t& total);
 
 [[nodiscard]] const char* to_string(ChangeKind kind);
 [[nodiscard]] const char* to_string(EntryType type);

@@ -15,10 +15,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "dry_run/layer_modes.hpp"
 #include "dry_run/manifest.hpp"
 #include "dry_run/tree.hpp"
 #include "jail/dry_run.hpp"
@@ -81,7 +83,22 @@ class Walker {
         layer_(layer),
         upper_root_(upper_dir(session, layer)),
         lower_root_(open_layer_root_or_throw(session.binds[layer].host_dir)),
-        out_(out) {}
+        out_(out),
+        kept_modes_(kept_modes(session, layer)) {
+    // Every file of the layer with more than one name, by its first name in path order: an
+    // added name of one of them is a hard link the tool made, shown as such.
+    const UniqueFd upper = open_directory(upper_root_);
+    std::vector<std::string> all;
+    list_tree(upper.get(), "", all);
+    std::sort(all.begin(), all.end());
+    for (const std::string& path : all) {
+      struct stat info {};
+      if (::fstatat(upper.get(), path.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISREG(info.st_mode) && info.st_nlink > 1) {
+        linked_.emplace(info.st_ino, path);
+      }
+    }
+  }
 
   void walk(const std::string& relative, bool opaque) {
     const std::string upper = join(upper_root_, relative);
@@ -113,7 +130,9 @@ class Walker {
     // A commit never writes a set-uid or set-gid file: it makes new files the directory owner's
     // (root's, often), and the tool's own set-uid bit — harmless on its unprivileged uid inside
     // the jail — would then make a root program of whatever it wrote. Listed as committed.
-    after.mode = info.st_mode & (S_ISREG(info.st_mode) ? kCommittableFileBits : 07777);
+    const auto kept = kept_modes_.find(path);
+    const mode_t mode = kept != kept_modes_.end() ? kept->second : info.st_mode & 07777;
+    after.mode = mode & (S_ISREG(info.st_mode) ? kCommittableFileBits : 07777);
 
     if (S_ISCHR(info.st_mode) && info.st_rdev == makedev(0, 0)) {
       if (before.exists) record(path, ChangeKind::deleted, before, {});
@@ -144,6 +163,15 @@ class Walker {
   void record(const std::string& path, ChangeKind kind, const HostState& before,
               const HostState& after) {
     Change change;
+    if (kind == ChangeKind::added && after.type == EntryType::file) {
+      struct stat info {};
+      if (::lstat(join(upper_root_, path).c_str(), &info) == 0 && info.st_nlink > 1) {
+        if (const auto first = linked_.find(info.st_ino);
+            first != linked_.end() && first->second != path) {
+          change.hard_link_of = first->second;
+        }
+      }
+    }
     change.host_path = session_.binds[layer_].host_dir + "/" + path;
     change.relative = path;
     change.layer = layer_;
@@ -165,6 +193,8 @@ class Walker {
   std::string upper_root_;
   UniqueFd lower_root_;
   std::vector<Change>& out_;
+  std::map<ino_t, std::string> linked_;       // files of the layer with more names: the first
+  std::map<std::string, mode_t> kept_modes_;  // the tool's own, where review needed others
 };
 
 }  // namespace
@@ -183,6 +213,22 @@ std::vector<Change> changes(const Session& session) {
 std::string new_content_path(const Session& session, const Change& change) {
   if (change.kind == ChangeKind::deleted) return {};
   return upper_dir(session, change.layer) + "/" + change.relative;
+}
+
+std::vector<std::string> entries_removed(const Session& session, const Change& change,
+                                         std::size_t limit, std::size_t& total) {
+  total = 0;
+  if (!removes_tree(change)) return {};
+  const UniqueFd root = open_layer_root(session.binds.at(change.layer).host_dir);
+  const UniqueFd directory =
+      root.valid() ? open_beneath(root.get(), change.relative, O_PATH | O_DIRECTORY) : UniqueFd();
+  if (!directory.valid()) return {};
+  std::vector<std::string> below;
+  list_tree(directory.get(), "", below);
+  std::sort(below.begin(), below.end());
+  total = below.size();
+  if (below.size() > limit) below.resize(limit);
+  return below;
 }
 
 bool removes_tree(const Change& change) {

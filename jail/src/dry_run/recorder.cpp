@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dry_run/digest.hpp"
+#include "dry_run/layer_modes.hpp"
 #include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
 #include "jail/dry_run.hpp"
@@ -265,6 +266,8 @@ DryRunSession Recorder::finish() noexcept {
   Session& session = manifest_.session;
   DryRunSession out{session.id, session.dir, 0};
   try {
+    for (std::size_t layer = 0; layer < session.binds.size(); ++layer)
+      open_layer_for_review(session, layer);
     const std::vector<Change> changed = changes(session);
     out.changes = changed.size();
     for (const Change& change : changed) {
