@@ -14,12 +14,14 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "dry_run/journal.hpp"
 #include "dry_run/manifest.hpp"
+#include "dry_run/parent_cache.hpp"
 #include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
 #include "dry_run/undo_record.hpp"
@@ -157,12 +159,22 @@ void check_drift_below(const Manifest& manifest, const Change& change,
   }
 }
 
-void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
+void check_drift(const Manifest& manifest, const std::vector<Change>& chosen, ParentCache& dirs) {
   std::vector<std::string> drifted;
   for (const Change& change : chosen) {
     const HostState& before = manifest.baseline.at({change.layer, change.relative});
-    const std::optional<HostState> now =
-        current_state(manifest.session, change.layer, change.relative);
+    std::optional<HostState> now = dirs.state(change.layer, change.relative, false);
+    // A file of the size and mtime recorded is taken as the file recorded (as make and rsync
+    // do); otherwise its digest decides, so a touch alone is not drift.
+    if (now && now->exists && now->type == EntryType::file && !before.sha256.empty()) {
+      if (now->size == before.size && now->mtime_ns == before.mtime_ns) {
+        now->sha256 = before.sha256;
+      } else {
+        now = dirs.state(change.layer, change.relative, true);
+      }
+    } else if (now && now->exists && now->type == EntryType::symlink) {
+      now = dirs.state(change.layer, change.relative, true);
+    }
     if (!now) {
       drifted.push_back(fmt::format("{} (its directory is gone or is now a symlink)",
                                     printable(change.host_path)));
@@ -191,8 +203,8 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen) {
 // renamed), so a commit killed before that leaves nothing to recover.
 class Applier {
  public:
-  explicit Applier(const Session& session)
-      : session_(session), backups_(undo_dir(session) + "/backups") {
+  Applier(const Session& session, ParentCache& dirs)
+      : session_(session), dirs_(dirs), backups_(undo_dir(session) + "/backups") {
     remove_at(open_directory(session.dir).get(), kNewUndo);  // a commit killed before its journal
     // Backups left by a commit that was killed midway are the only copy of what it replaced:
     // recover() deals with them before any other commit starts.
@@ -220,12 +232,11 @@ class Applier {
       JournalStep step{change.layer, change.relative, change.host_path, {}, false};
       struct stat current {};
       bool exists = false;
-      const UniqueFd root = open_layer_root_or_throw(session_.binds.at(change.layer).host_dir);
       // A directory the commit itself makes on the way (an added tree) is not there yet.
-      if (const UniqueFd parent = open_parent(root.get(), change); parent.valid()) {
-        const std::string name = fs::path(change.relative).filename().string();
-        step.before = state_at(parent.get(), name, false);
-        exists = ::fstatat(parent.get(), name.c_str(), &current, AT_SYMLINK_NOFOLLOW) == 0;
+      if (const auto parent = parent_of(change)) {
+        exists =
+            ::fstatat(parent->parent, parent->name.c_str(), &current, AT_SYMLINK_NOFOLLOW) == 0;
+        if (exists) step.before = state_of(current);
       }
       // A file with other names (a hard link, perhaps from outside the bound directory, as
       // package stores and `cp -al` trees make) is not chmodded in place, which would change
@@ -246,22 +257,39 @@ class Applier {
     backups_fd_ = open_directory(backups_);
   }
 
-  // The directory `change` is in, or an invalid fd where it is not there (yet); throws for
-  // anything else (a symlink on the way).
-  static UniqueFd open_parent(int root, const Change& change) {
+  // The directory `change` is in, or nullopt where it is not there (yet); throws for anything
+  // else (a symlink on the way).
+  std::optional<ParentCache::Entry> parent_of(const Change& change) {
     try {
-      return open_leaf(root, change.relative, change.host_path).parent;
+      return dirs_.leaf(change.layer, change.relative, change.host_path);
     } catch (const Error& error) {
-      if (error.errno_value() == ENOENT || error.errno_value() == ENOTDIR) return UniqueFd();
+      if (error.errno_value() == ENOENT || error.errno_value() == ENOTDIR) return std::nullopt;
       throw;
     }
   }
 
+  static HostState state_of(const struct stat& info) {
+    HostState state;
+    state.exists = true;
+    state.type = type_of(info.st_mode);
+    state.size = static_cast<std::uint64_t>(info.st_size);
+    state.mode = info.st_mode & 07777;
+    state.mtime_ns =
+        static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+    return state;
+  }
+
+  int upper(std::size_t layer) {
+    auto found = uppers_.find(layer);
+    if (found == uppers_.end())
+      found = uppers_.emplace(layer, open_directory(upper_dir(session_, layer))).first;
+    return found->second.get();
+  }
+
   void apply(std::size_t index, const Change& change) {
     const JournalStep& step = journal_.steps.at(index);
-    const UniqueFd root = open_layer_root_or_throw(session_.binds.at(change.layer).host_dir);
-    const Leaf leaf = open_leaf(root.get(), change.relative, change.host_path);
-    const int parent = leaf.parent.get();
+    const ParentCache::Entry leaf = dirs_.leaf(change.layer, change.relative, change.host_path);
+    const int parent = leaf.parent;
     const char* name = leaf.name.c_str();
     struct stat current {};
     const bool exists = ::fstatat(parent, name, &current, AT_SYMLINK_NOFOLLOW) == 0;
@@ -273,7 +301,7 @@ class Applier {
       }
       return;
     }
-    if (exists) copy_whole_at(parent, leaf.name, backups_fd_.get(), std::to_string(index));
+    if (exists) keep_at(parent, leaf.name, backups_fd_.get(), std::to_string(index));
 
     struct stat directory {};
     ::fstat(parent, &directory);
@@ -281,23 +309,28 @@ class Applier {
     const bool replaces_other_type =
         exists && (S_ISDIR(current.st_mode) != (change.type == EntryType::directory) ||
                    change.kind == ChangeKind::deleted);
-    if (replaces_other_type) remove_at(parent, leaf.name);
+    if (replaces_other_type) {
+      remove_at(parent, leaf.name);
+      if (S_ISDIR(current.st_mode)) dirs_.forget(change.layer, change.relative);
+    }
     if (change.kind == ChangeKind::deleted) return;
     const std::string temporary = temporary_name(session_, leaf.name, index);
     switch (change.type) {
       case EntryType::file: {
-        const UniqueFd upper = open_directory(upper_dir(session_, change.layer));
         const bool shared_file = exists && S_ISREG(current.st_mode) && current.st_nlink > 1;
         const UniqueFd content =
             change.kind == ChangeKind::mode_changed && shared_file
                 ? UniqueFd(::openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC))
-                : open_beneath(upper.get(), change.relative, O_RDONLY);
+                : open_beneath(upper(change.layer), change.relative, O_RDONLY);
         if (!content.valid()) fail("open the new content of", change);
         replace_file_at(parent, leaf.name, content.get(), change.new_mode, owner, temporary);
         break;
       }
       case EntryType::symlink:
-        if (exists && S_ISDIR(current.st_mode)) remove_at(parent, leaf.name);
+        if (exists && S_ISDIR(current.st_mode)) {
+          remove_at(parent, leaf.name);
+          dirs_.forget(change.layer, change.relative);
+        }
         replace_symlink_at(parent, leaf.name, change.link_target, temporary);
         if (::geteuid() == 0)
           ::fchownat(parent, name, owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW);
@@ -317,9 +350,8 @@ class Applier {
   // only once everything inside it is written, which a caller other than root needs.
   void apply_directory_modes() {
     for (auto it = directory_modes_.rbegin(); it != directory_modes_.rend(); ++it) {
-      const UniqueFd root = open_layer_root_or_throw(session_.binds.at(it->layer).host_dir);
-      const Leaf leaf = open_leaf(root.get(), it->relative, it->host_path);
-      if (::fchmodat(leaf.parent.get(), leaf.name.c_str(), it->new_mode, AT_SYMLINK_NOFOLLOW) != 0)
+      const ParentCache::Entry leaf = dirs_.leaf(it->layer, it->relative, it->host_path);
+      if (::fchmodat(leaf.parent, leaf.name.c_str(), it->new_mode, AT_SYMLINK_NOFOLLOW) != 0)
         fail("chmod", *it);
     }
   }
@@ -340,7 +372,8 @@ class Applier {
       } else if (planned.before.exists) {
         step.backup = std::to_string(i);
       }
-      step.after = current_state(session_, step.layer, step.relative).value_or(HostState{});
+      // Without digests: undo's drift check then compares size, mode and mtime.
+      step.after = dirs_.state(step.layer, step.relative, false).value_or(HostState{});
       steps.push_back(std::move(step));
     }
     write_undo_record(session_, steps);
@@ -357,6 +390,8 @@ class Applier {
   }
 
   const Session& session_;
+  ParentCache& dirs_;
+  std::map<std::size_t, UniqueFd> uppers_;  // each layer's upper directory, opened once
   std::string backups_;
   UniqueFd backups_fd_;
   Journal journal_;
@@ -430,9 +465,10 @@ CommitReport commit(const Session& session, const CommitOptions& options) {
   }
   report.applied = chosen_changes(manifest.session, options);
   check_change_set(manifest, report.applied);
-  if (!options.force) check_drift(manifest, report.applied);
+  ParentCache dirs(manifest.session);
+  if (!options.force) check_drift(manifest, report.applied, dirs);
 
-  Applier applier(manifest.session);
+  Applier applier(manifest.session, dirs);
   applier.plan(report.applied);
   std::size_t done = 0;
   try {

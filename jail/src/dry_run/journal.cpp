@@ -118,7 +118,7 @@ std::vector<std::string> roll_back_journal(const Session& session, const Journal
         // Without a whole backup the commit never touched it (it copies before it writes).
         if (!backups.valid() || !exists_at(backups.get(), backup)) continue;
         remove_at(parent, leaf.name);
-        copy_at(backups.get(), backup, parent, leaf.name);
+        restore_at(backups.get(), backup, parent, leaf.name);
       } else {
         remove_at(parent, leaf.name);
       }

@@ -235,11 +235,28 @@ void copy_at(int from, const std::string& name, int to, const std::string& to_na
 }
 
 void copy_whole_at(int from, const std::string& name, int to, const std::string& to_name) {
-  const std::string partial = to_name + ".partial";
-  remove_at(to, partial);
+  const std::string partial = to_name + ".partial";  // in a fresh directory: never there yet
   copy_at(from, name, to, partial);
   if (::renameat(to, partial.c_str(), to, to_name.c_str()) != 0)
     fail("cannot rename " + partial, errno);
+}
+
+void keep_at(int from, const std::string& name, int to, const std::string& to_name) {
+  struct stat info {};
+  if (::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
+      ::linkat(from, name.c_str(), to, to_name.c_str(), 0) == 0) {
+    return;
+  }
+  copy_whole_at(from, name, to, to_name);
+}
+
+void restore_at(int from, const std::string& name, int to, const std::string& to_name) {
+  struct stat info {};
+  if (::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
+      ::linkat(from, name.c_str(), to, to_name.c_str(), 0) == 0) {
+    return;
+  }
+  copy_at(from, name, to, to_name);
 }
 
 void replace_file_at(int dir, const std::string& name, int source, mode_t mode,

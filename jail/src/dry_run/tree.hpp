@@ -55,6 +55,14 @@ void copy_at(int from, const std::string& name, int to, const std::string& to_na
 // never taken for a complete one.
 void copy_whole_at(int from, const std::string& name, int to, const std::string& to_name);
 
+// Keeps `name` in `from` as `to_name` in `to`: a file by a second hard link where the kernel
+// allows one (same filesystem; a commit then renames the new content over the name, so the
+// linked inode stays exactly what it was, mtime and owner included), else as copy_whole_at.
+void keep_at(int from, const std::string& name, int to, const std::string& to_name);
+// Puts a kept `name` back as `to_name` (absent there): a hard link again where it can, else a
+// copy; the kept one stays, so doing it twice gives the same result.
+void restore_at(int from, const std::string& name, int to, const std::string& to_name);
+
 // Writes `name` in `dir` atomically: the content of `source` (an fd, read from its start) goes
 // to `temporary` in the same directory, which is then renamed over `name`. `owner`: when set
 // and the caller is root, the new file's uid/gid. Not synced: a commit syncs each filesystem

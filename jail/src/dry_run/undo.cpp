@@ -129,7 +129,7 @@ std::vector<std::string> roll_back(const Session& session, const std::vector<Ste
         continue;
       }
       remove_at(leaf.parent.get(), leaf.name);
-      if (step->backup) copy_at(backups.get(), *step->backup, leaf.parent.get(), leaf.name);
+      if (step->backup) restore_at(backups.get(), *step->backup, leaf.parent.get(), leaf.name);
     } catch (const std::exception& error) {
       failures.push_back(fmt::format("{}: {}", step->host_path, error.what()));
     }
