@@ -23,6 +23,7 @@
 #include "jail/byte_text.hpp"
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
+#include "session_audit.hpp"
 #include "subcommand_parse.hpp"
 #include "units.hpp"
 
@@ -298,6 +299,16 @@ dr::Session open(const Common& common) {
   return dr::open_session(sessions_dir_of(common), common.id);
 }
 
+void add_audit_log(CLI::App& app, std::optional<std::string>& path) {
+  app.add_option("--audit-log", path,
+                 "append a JSON line saying what was done, on which paths, and how it ended");
+}
+
+nlohmann::json recovery_json(const std::optional<dr::RecoveryReport>& done) {
+  if (!done) return nullptr;
+  return {{"kind", done->kind}, {"outcome", done->outcome}, {"paths", done->paths}};
+}
+
 void say_recovered(const dr::Session& session, const std::optional<dr::RecoveryReport>& done) {
   if (!done) return;
   fmt::print(stderr, "jail: session {} held a {} that was interrupted ({} path(s)): {}{}\n",
@@ -369,12 +380,28 @@ int commit_command(int argc, char** argv) {
   add_common(app, common, true);
   app.add_option("PATH", paths, "host paths to apply (default: every change)");
   app.add_flag("--force", force, "apply even where the host changed since the run began");
-  std::optional<std::string> expect;
+  std::optional<std::string> expect, audit_log;
   app.add_option("--expect", expect,
                  "the digest `jail changes` printed: refuse unless the changes are still those");
+  add_audit_log(app, audit_log);
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
+  SessionAudit audit(audit_log);
   const dr::Session session = open(common);
-  const dr::CommitReport report = dr::commit(session, {paths, force, expect});
+  const nlohmann::json asked = {{"expect", expect ? nlohmann::json(*expect) : nullptr},
+                                {"force", force}};
+  dr::CommitReport report;
+  try {
+    report = dr::commit(session, {paths, force, expect});
+  } catch (const Error& error) {
+    audit.record("commit", session.dir, asked, error.what());
+    throw;
+  }
+  nlohmann::json applied = nlohmann::json::array();
+  for (const dr::Change& change : report.applied) applied.push_back(text_json(change.host_path));
+  nlohmann::json details = asked;
+  details["paths"] = applied;
+  details["recovered"] = recovery_json(report.recovered);
+  audit.record("commit", session.dir, details, "");
   say_recovered(session, report.recovered);
   fmt::print(stderr, "jail: committed {} change(s) of session {}; `jail undo {}` takes them back\n",
              report.applied.size(), session.id, dr::session_words(session));
@@ -387,9 +414,18 @@ int undo_command(int argc, char** argv) {
   bool force = false;
   add_common(app, common, true);
   app.add_flag("--force", force, "restore even paths changed since the commit");
+  std::optional<std::string> audit_log;
+  add_audit_log(app, audit_log);
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
+  SessionAudit audit(audit_log);
   const dr::Session session = open(common);
-  dr::undo(session, force);
+  try {
+    dr::undo(session, force);
+  } catch (const Error& error) {
+    audit.record("undo", session.dir, {{"force", force}}, error.what());
+    throw;
+  }
+  audit.record("undo", session.dir, {{"force", force}}, "");
   fmt::print(stderr, "jail: undid the commit of session {}\n", session.id);
   return 0;
 }
@@ -398,9 +434,19 @@ int recover_command(int argc, char** argv) {
   CLI::App app{"Finish or roll back a commit or undo that was killed midway", "jail recover"};
   Common common;
   add_common(app, common, true);
+  std::optional<std::string> audit_log;
+  add_audit_log(app, audit_log);
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
+  SessionAudit audit(audit_log);
   const dr::Session session = open(common);
-  const std::optional<dr::RecoveryReport> done = dr::recover(session);
+  std::optional<dr::RecoveryReport> done;
+  try {
+    done = dr::recover(session);
+  } catch (const Error& error) {
+    audit.record("recover", session.dir, {}, error.what());
+    throw;
+  }
+  audit.record("recover", session.dir, {{"recovered", recovery_json(done)}}, "");
   if (!done) fmt::print(stderr, "jail: session {} has nothing to recover\n", session.id);
   say_recovered(session, done);
   return 0;
@@ -410,8 +456,18 @@ int discard_command(int argc, char** argv) {
   CLI::App app{"Remove a dry-run session and everything it kept", "jail discard"};
   Common common;
   add_common(app, common, true);
+  std::optional<std::string> audit_log;
+  add_audit_log(app, audit_log);
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
-  dr::discard_session(sessions_dir_of(common), common.id);
+  SessionAudit audit(audit_log);
+  const std::string dir = sessions_dir_of(common) + "/" + common.id;
+  try {
+    dr::discard_session(sessions_dir_of(common), common.id);
+  } catch (const Error& error) {
+    audit.record("discard", dir, {}, error.what());
+    throw;
+  }
+  audit.record("discard", dir, {}, "", false);  // its own history went with it
   return 0;
 }
 

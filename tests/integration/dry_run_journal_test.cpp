@@ -209,6 +209,40 @@ TEST_P(DryRunJournal, ASparseFileIsCommittedSparse) {
   EXPECT_LT(info.st_blocks * 512, 1LL << 20) << "the commit wrote the holes as zeros";
 }
 
+// Every commit, undo, recover and discard leaves a line in --audit-log, a refused one too, and
+// the session keeps its own history while it lives.
+TEST_P(DryRunJournal, TheWriteGateLeavesAnAuditTrail) {
+  ASSERT_EQ(dry_run("echo audited > a.txt").exit_code, 0);
+  const std::string id = session_id();
+  const std::string log = cwd_ / "audit.jsonl";
+  write_file(project_ + "/a.txt", "drifted\n");
+  EXPECT_EQ(session_command({"commit", id, "--audit-log", log}).exit_code, 1);  // drift
+  write_file(project_ + "/a.txt", "line1\nline2\n");
+  EXPECT_EQ(session_command({"commit", id, "--audit-log", log, "--force"}).exit_code, 0);
+  const std::string history = read_file(sessions_ + "/" + id + "/history.jsonl").value_or("");
+  EXPECT_EQ(session_command({"undo", id, "--audit-log", log}).exit_code, 0);
+  EXPECT_EQ(session_command({"recover", id, "--audit-log", log}).exit_code, 0);
+  EXPECT_EQ(session_command({"discard", id, "--audit-log", log}).exit_code, 0);
+  std::vector<nlohmann::json> lines;
+  for (const std::string& line : split_lines(read_file(log).value_or("")))
+    lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 5u) << read_file(log).value_or("");
+  const std::vector<std::pair<std::string, std::string>> expected = {{"commit", "refused"},
+                                                                     {"commit", "done"},
+                                                                     {"undo", "done"},
+                                                                     {"recover", "done"},
+                                                                     {"discard", "done"}};
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i]["event"], expected[i].first) << lines[i].dump();
+    EXPECT_EQ(lines[i]["outcome"], expected[i].second) << lines[i].dump();
+    EXPECT_EQ(lines[i]["session"], id) << lines[i].dump();
+  }
+  EXPECT_NE(lines[0]["error"].get<std::string>().find("changed on the host since"),
+            std::string::npos);
+  EXPECT_EQ(lines[1]["paths"], nlohmann::json::array({project_ + "/a.txt"})) << lines[1].dump();
+  EXPECT_NE(history.find("\"event\":\"commit\""), std::string::npos) << history;
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(DryRunJournal);
 
 }  // namespace
