@@ -268,17 +268,6 @@ class Applier {
     }
   }
 
-  static HostState state_of(const struct stat& info) {
-    HostState state;
-    state.exists = true;
-    state.type = type_of(info.st_mode);
-    state.size = static_cast<std::uint64_t>(info.st_size);
-    state.mode = info.st_mode & 07777;
-    state.mtime_ns =
-        static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
-    return state;
-  }
-
   int upper(std::size_t layer) {
     auto found = uppers_.find(layer);
     if (found == uppers_.end())

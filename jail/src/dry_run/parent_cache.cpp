@@ -42,8 +42,7 @@ ParentCache::Entry ParentCache::leaf(std::size_t layer, const std::string& relat
 void ParentCache::forget(std::size_t layer, const std::string& relative) {
   std::erase_if(dirs_, [&](const auto& entry) {
     const auto& [key, fd] = entry;
-    return key.first == layer &&
-           (key.second == relative || key.second.starts_with(relative + "/"));
+    return key.first == layer && (key.second == relative || key.second.starts_with(relative + "/"));
   });
 }
 

@@ -83,6 +83,14 @@ void copy_bytes(int from, int to, const std::string& what) {
   if (::ftruncate(to, size) != 0) fail("cannot write " + what, errno);
 }
 
+// A second name for a regular file, where the kernel allows it (same filesystem, and
+// protected_hardlinks satisfied); false for anything else, which is then copied.
+bool link_file_at(int from, const std::string& name, int to, const std::string& to_name) {
+  struct stat info {};
+  return ::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
+         ::linkat(from, name.c_str(), to, to_name.c_str(), 0) == 0;
+}
+
 // The modification time of `info`, set on `name` in `dir` (not following a link).
 void keep_mtime(int dir, const char* name, const struct stat& info) {
   const timespec times[2] = {{0, UTIME_OMIT}, info.st_mtim};
@@ -151,19 +159,24 @@ EntryType type_of(mode_t mode) {
   return EntryType::special;
 }
 
-HostState state_at(int dir, const std::string& name, bool hash) {
+HostState state_of(const struct stat& info) {
   HostState state;
-  struct stat info {};
-  if (::fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return state;
-    fail("cannot stat " + name, errno);
-  }
   state.exists = true;
   state.type = type_of(info.st_mode);
   state.size = static_cast<std::uint64_t>(info.st_size);
   state.mode = info.st_mode & 07777;
   state.mtime_ns =
       static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+  return state;
+}
+
+HostState state_at(int dir, const std::string& name, bool hash) {
+  struct stat info {};
+  if (::fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return HostState{};
+    fail("cannot stat " + name, errno);
+  }
+  HostState state = state_of(info);
   if (!hash) return state;
   if (state.type == EntryType::symlink) {
     state.sha256 = sha256_of_text(read_link_at(dir, name));
@@ -242,21 +255,11 @@ void copy_whole_at(int from, const std::string& name, int to, const std::string&
 }
 
 void keep_at(int from, const std::string& name, int to, const std::string& to_name) {
-  struct stat info {};
-  if (::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
-      ::linkat(from, name.c_str(), to, to_name.c_str(), 0) == 0) {
-    return;
-  }
-  copy_whole_at(from, name, to, to_name);
+  if (!link_file_at(from, name, to, to_name)) copy_whole_at(from, name, to, to_name);
 }
 
 void restore_at(int from, const std::string& name, int to, const std::string& to_name) {
-  struct stat info {};
-  if (::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
-      ::linkat(from, name.c_str(), to, to_name.c_str(), 0) == 0) {
-    return;
-  }
-  copy_at(from, name, to, to_name);
+  if (!link_file_at(from, name, to, to_name)) copy_at(from, name, to, to_name);
 }
 
 void replace_file_at(int dir, const std::string& name, int source, mode_t mode,

@@ -38,6 +38,9 @@ struct Leaf {
 
 [[nodiscard]] EntryType type_of(mode_t mode);
 
+// What `info` (an lstat) says of an entry: exists, type, size, mode, mtime; no digest.
+[[nodiscard]] HostState state_of(const struct stat& info);
+
 // lstat-like state of `name` in `dir`; exists=false when absent. With `hash`, regular files
 // and symlinks get their sha256.
 [[nodiscard]] HostState state_at(int dir, const std::string& name, bool hash);

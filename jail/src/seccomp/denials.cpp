@@ -166,17 +166,27 @@ void DenialHandler::broker_connects(SocketAccess access, std::vector<std::uint64
                                               std::move(own_mounts), init);
 }
 
-void DenialHandler::record_denial(const Violation& record, const std::string& kind,
-                                  const std::string& text, bool fatal) {
+void DenialHandler::log_first(RepeatFilter& filter, const char* event, const Violation& record,
+                              const std::string& kind, const std::string& text) {
   const RepeatFilter::Kind fields{record.syscall, record.rule, record.action};
-  const LogFields structured{.event = "denied",
+  const LogFields structured{.event = event,
                              .syscall = record.syscall,
                              .args = &record.args,
                              .pid = static_cast<int>(record.pid),
                              .rule = record.rule,
                              .action = record.action};
   const ScopedLogFields scope(structured);
-  if (denied_.first(kind, fields)) jail::log().warn("denied {}", text);
+  if (!filter.first(kind, fields)) return;
+  if (&filter == &denied_) {
+    jail::log().warn("denied {}", text);
+  } else {
+    jail::log().info("allowed and logged {}", text);
+  }
+}
+
+void DenialHandler::record_denial(const Violation& record, const std::string& kind,
+                                  const std::string& text, bool fatal) {
+  log_first(denied_, "denied", record, kind, text);
   ++denials_.count;
   if (denials_.first.size() < kKeptDenials) denials_.first.push_back(record);
   if (fatal && !violation_) violation_ = record;
@@ -328,15 +338,7 @@ bool DenialHandler::handle_one(int init_pidfd) {
       record.syscall + (by != std::string::npos ? text.substr(by) : " → " + record.action);
   if (by != std::string::npos) text.insert(by, fmt::format(" in pid {}", record.pid));
   if (decision.action.kind == policy::ActionKind::log) {
-    const RepeatFilter::Kind fields{record.syscall, record.rule, record.action};
-    const LogFields structured{.event = "allowed_and_logged",
-                               .syscall = record.syscall,
-                               .args = &record.args,
-                               .pid = static_cast<int>(record.pid),
-                               .rule = record.rule,
-                               .action = record.action};
-    const ScopedLogFields scope(structured);
-    if (logged_.first(kind, fields)) jail::log().info("allowed and logged {}", text);
+    log_first(logged_, "allowed_and_logged", record, kind, text);
     if (connects_ && native && request.data.nr == SYS_connect) {
       broker_connect(request);
       return false;

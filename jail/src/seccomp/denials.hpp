@@ -95,6 +95,10 @@ class DenialHandler {
   void record_refusal(const SocketRefusal& refusal);
   // Records what the broker's workers refused since the last time.
   void drain_broker();
+  // Logs `text` the first time its kind comes through `filter` (denied_ or logged_), with the
+  // record's structured fields.
+  void log_first(RepeatFilter& filter, const char* event, const Violation& record,
+                 const std::string& kind, const std::string& text);
   // Records a denial (the report's count and first few) and logs its kind once.
   void record_denial(const Violation& record, const std::string& kind, const std::string& text,
                      bool fatal);
