@@ -63,6 +63,14 @@ dr::Change for_display(dr::Change change) {
   return change;
 }
 
+// A new file's size, and for a sparse one what of it is data: a 1 GiB file of holes is not
+// 1 GiB written.
+std::string size_text(const dr::Change& change) {
+  if (change.new_data >= change.new_size) return human_size(change.new_size);
+  return fmt::format("{}, sparse: {} of data", human_size(change.new_size),
+                     human_size(change.new_data));
+}
+
 std::string describe(const dr::Change& change) {
   const std::string suffix = change.type == dr::EntryType::directory ? "/" : "";
   switch (change.kind) {
@@ -73,7 +81,7 @@ std::string describe(const dr::Change& change) {
         return fmt::format("{} (a hard link to {})", change.host_path,
                            jail::printable(change.hard_link_of));
       if (change.type == dr::EntryType::file)
-        return fmt::format("{} ({})", change.host_path, human_size(change.new_size));
+        return fmt::format("{} ({})", change.host_path, size_text(change));
       return change.host_path + suffix;
     case dr::ChangeKind::modified:
       if (change.type == dr::EntryType::symlink)
@@ -121,7 +129,7 @@ void print_stat(const dr::Session& session, const std::vector<dr::Change>& chang
     if (dr::removes_tree(change)) print_removed(session, change, out, "      ");
     ++counts[static_cast<int>(change.kind)];
     if (change.kind != dr::ChangeKind::deleted && change.type == dr::EntryType::file)
-      added_bytes += change.new_size;
+      added_bytes += change.new_data;
     if (change.kind != dr::ChangeKind::added && change.before.type == dr::EntryType::file &&
         change.kind != dr::ChangeKind::mode_changed) {
       removed_bytes += change.old_size;
@@ -228,7 +236,7 @@ void print_patch(const dr::Session& session, const std::vector<dr::Change>& chan
     }
     // Each file added or deleted is named, an empty one too (diff prints nothing for it).
     if (change.kind == dr::ChangeKind::added && new_file) {
-      fmt::print("new file {} ({})\n", display.host_path, human_size(change.new_size));
+      fmt::print("new file {} ({})\n", display.host_path, size_text(change));
     } else if (change.kind == dr::ChangeKind::deleted && old_file) {
       fmt::print("deleted file {} ({})\n", display.host_path, human_size(change.old_size));
     }
@@ -261,7 +269,9 @@ nlohmann::json change_json(const dr::Session& session, const dr::Change& change)
                   {"mode", mode_text(change.old_mode)}};
   }
   if (change.kind != dr::ChangeKind::deleted) {
-    out["new"] = {{"size", change.new_size}, {"mode", mode_text(change.new_mode)}};
+    out["new"] = {{"size", change.new_size},
+                  {"data_bytes", change.new_data},
+                  {"mode", mode_text(change.new_mode)}};
     if (change.type == dr::EntryType::symlink)
       out["new"]["link_target"] = text_json(change.link_target);
     if (!change.hard_link_of.empty()) out["new"]["hard_link_of"] = text_json(change.hard_link_of);

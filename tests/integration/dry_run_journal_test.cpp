@@ -201,6 +201,9 @@ TEST_P(DryRunJournal, OnlyTheReviewedChangeSetCommits) {
 TEST_P(DryRunJournal, ASparseFileIsCommittedSparse) {
   ASSERT_EQ(dry_run("truncate -s 1G sparse && printf end >> sparse").exit_code, 0);
   const std::string id = session_id();
+  const RunResult stat = session_command({"changes", id, "--stat"});
+  EXPECT_NE(stat.out.find("(1.0 GiB, sparse: "), std::string::npos) << describe(stat);
+  EXPECT_EQ(stat.out.find("(1.0 GiB written"), std::string::npos) << describe(stat);
   const RunResult commit = session_command({"commit", id});
   ASSERT_EQ(commit.exit_code, 0) << describe(commit);
   struct stat info {};

@@ -36,6 +36,9 @@ struct Change {
   EntryType type = EntryType::file;  // the new entry's type; for deletions the old one's
   std::uint64_t old_size = 0;
   std::uint64_t new_size = 0;
+  // The new file's bytes on disk (less than new_size for a sparse file, which a commit keeps
+  // sparse): what it costs to write.
+  std::uint64_t new_data = 0;
   mode_t old_mode = 0;
   mode_t new_mode = 0;
   std::string link_target;  // new symlinks

@@ -179,6 +179,16 @@ class Walker {
     change.type = kind == ChangeKind::deleted ? before.type : after.type;
     change.old_size = before.size;
     change.new_size = after.size;
+    change.new_data = after.size;
+    if (kind != ChangeKind::deleted && after.type == EntryType::file) {
+      // Sparse when a block's worth or more is not on disk (a tiny file may live in its inode,
+      // with no block at all, and is not sparse).
+      struct stat info {};
+      if (::lstat(join(upper_root_, path).c_str(), &info) == 0) {
+        const auto on_disk = static_cast<std::uint64_t>(info.st_blocks) * 512;
+        if (on_disk + 4096 < after.size) change.new_data = on_disk;
+      }
+    }
     change.old_mode = before.mode;
     change.new_mode = after.mode;
     change.before = before;
