@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jail/error.hpp"
+
 namespace jail::runner {
 
 class SessionAudit {
@@ -24,6 +26,20 @@ class SessionAudit {
   // it too when `history` and the directory is still there.
   void record(const std::string& event, const std::string& session_dir,
               const nlohmann::json& details, const std::string& error, bool history = true);
+
+  // Runs `action` and returns what it returns; a jail::Error it throws is recorded as the
+  // refusal of `event` (with `details`) and passed on. The caller records the success itself,
+  // with what the action returned.
+  template <typename Action>
+  decltype(auto) attempt(const std::string& event, const std::string& session_dir,
+                         const nlohmann::json& details, Action&& action) {
+    try {
+      return action();
+    } catch (const Error& error) {
+      record(event, session_dir, details, error.what());
+      throw;
+    }
+  }
 
   // The layout of a line, in its "schema" field.
   static constexpr int kSchema = 1;

@@ -399,13 +399,9 @@ int commit_command(int argc, char** argv) {
   const dr::Session session = open(common);
   const nlohmann::json asked = {{"expect", expect ? nlohmann::json(*expect) : nullptr},
                                 {"force", force}};
-  dr::CommitReport report;
-  try {
-    report = dr::commit(session, {paths, force, expect});
-  } catch (const Error& error) {
-    audit.record("commit", session.dir, asked, error.what());
-    throw;
-  }
+  const dr::CommitReport report = audit.attempt("commit", session.dir, asked, [&] {
+    return dr::commit(session, {paths, force, expect});
+  });
   nlohmann::json applied = nlohmann::json::array();
   for (const dr::Change& change : report.applied) applied.push_back(text_json(change.host_path));
   nlohmann::json details = asked;
@@ -429,12 +425,7 @@ int undo_command(int argc, char** argv) {
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   SessionAudit audit(audit_log);
   const dr::Session session = open(common);
-  try {
-    dr::undo(session, force);
-  } catch (const Error& error) {
-    audit.record("undo", session.dir, {{"force", force}}, error.what());
-    throw;
-  }
+  audit.attempt("undo", session.dir, {{"force", force}}, [&] { dr::undo(session, force); });
   audit.record("undo", session.dir, {{"force", force}}, "");
   fmt::print(stderr, "jail: undid the commit of session {}\n", session.id);
   return 0;
@@ -449,13 +440,8 @@ int recover_command(int argc, char** argv) {
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   SessionAudit audit(audit_log);
   const dr::Session session = open(common);
-  std::optional<dr::RecoveryReport> done;
-  try {
-    done = dr::recover(session);
-  } catch (const Error& error) {
-    audit.record("recover", session.dir, {}, error.what());
-    throw;
-  }
+  const std::optional<dr::RecoveryReport> done =
+      audit.attempt("recover", session.dir, {}, [&] { return dr::recover(session); });
   audit.record("recover", session.dir, {{"recovered", recovery_json(done)}}, "");
   if (!done) fmt::print(stderr, "jail: session {} has nothing to recover\n", session.id);
   say_recovered(session, done);
@@ -471,12 +457,8 @@ int discard_command(int argc, char** argv) {
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   SessionAudit audit(audit_log);
   const std::string dir = sessions_dir_of(common) + "/" + common.id;
-  try {
-    dr::discard_session(sessions_dir_of(common), common.id);
-  } catch (const Error& error) {
-    audit.record("discard", dir, {}, error.what());
-    throw;
-  }
+  audit.attempt("discard", dir, {},
+                [&] { dr::discard_session(sessions_dir_of(common), common.id); });
   audit.record("discard", dir, {}, "", false);  // its own history went with it
   return 0;
 }

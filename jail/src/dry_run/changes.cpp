@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -84,19 +86,14 @@ class Walker {
         upper_root_(upper_dir(session, layer)),
         lower_root_(open_layer_root_or_throw(session.binds[layer].host_dir)),
         out_(out),
-        kept_modes_(kept_modes(session, layer)) {
-    // Every file of the layer with more than one name, by its first name in path order: an
-    // added name of one of them is a hard link the tool made, shown as such.
-    const UniqueFd upper = open_directory(upper_root_);
-    std::vector<std::string> all;
-    list_tree(upper.get(), "", all);
-    std::sort(all.begin(), all.end());
-    for (const std::string& path : all) {
-      struct stat info {};
-      if (::fstatat(upper.get(), path.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
-          S_ISREG(info.st_mode) && info.st_nlink > 1) {
-        linked_.emplace(info.st_ino, path);
-      }
+        kept_modes_(kept_modes(session, layer)) {}
+
+  // Once the layer is walked: an added file that is another name of a file of the layer (the
+  // first of its names in path order) is a hard link the tool made, shown as such.
+  void name_hard_links() {
+    for (const auto& [index, inode] : added_links_) {
+      const std::string& first = linked_.at(inode);
+      if (first != out_[index].relative) out_[index].hard_link_of = first;
     }
   }
 
@@ -108,7 +105,8 @@ class Walker {
     if (!opaque || !lower.valid()) return;
     for (const std::string& name : names_below(fmt::format("/proc/self/fd/{}", lower.get()))) {
       if (names.count(name) == 0) {
-        record(join(relative, name), ChangeKind::deleted, state_at(lower.get(), name, false), {});
+        record(join(relative, name), ChangeKind::deleted, state_at(lower.get(), name, false), {},
+               nullptr);
       }
     }
   }
@@ -134,43 +132,43 @@ class Walker {
     const mode_t mode = kept != kept_modes_.end() ? kept->second : info.st_mode & 07777;
     after.mode = mode & (S_ISREG(info.st_mode) ? kCommittableFileBits : 07777);
 
+    if (S_ISREG(info.st_mode) && info.st_nlink > 1) {
+      const auto [first, added] = linked_.emplace(info.st_ino, path);
+      if (!added && path < first->second) first->second = path;
+    }
     if (S_ISCHR(info.st_mode) && info.st_rdev == makedev(0, 0)) {
-      if (before.exists) record(path, ChangeKind::deleted, before, {});
+      if (before.exists) record(path, ChangeKind::deleted, before, {}, nullptr);
       return;
     }
     if (!before.exists) {
-      record(path, ChangeKind::added, before, after);
+      record(path, ChangeKind::added, before, after, &info);
     } else if (before.type != after.type) {
-      record(path, ChangeKind::modified, before, after);
+      record(path, ChangeKind::modified, before, after, &info);
     } else if (after.type == EntryType::file) {
       if (before.size != after.size || !same_content(lower, name, upper_path)) {
-        record(path, ChangeKind::modified, before, after);
+        record(path, ChangeKind::modified, before, after, &info);
       } else if ((before.mode & kCommittableFileBits) != after.mode) {
-        record(path, ChangeKind::mode_changed, before, after);
+        record(path, ChangeKind::mode_changed, before, after, &info);
       }
     } else if (after.type == EntryType::symlink) {
       if (read_link_at(lower, name) != read_link_at(AT_FDCWD, upper_path)) {
-        record(path, ChangeKind::modified, before, after);
+        record(path, ChangeKind::modified, before, after, &info);
       }
     } else if (after.type == EntryType::directory) {
-      if (before.mode != after.mode) record(path, ChangeKind::mode_changed, before, after);
+      if (before.mode != after.mode) record(path, ChangeKind::mode_changed, before, after, &info);
     } else {
-      record(path, ChangeKind::modified, before, after);
+      record(path, ChangeKind::modified, before, after, &info);
     }
     if (after.type == EntryType::directory) walk(path, opaque || is_opaque(upper_path));
   }
 
+  // `upper`: the upper entry's lstat (null for a deletion).
   void record(const std::string& path, ChangeKind kind, const HostState& before,
-              const HostState& after) {
+              const HostState& after, const struct stat* upper) {
     Change change;
-    if (kind == ChangeKind::added && after.type == EntryType::file) {
-      struct stat info {};
-      if (::lstat(join(upper_root_, path).c_str(), &info) == 0 && info.st_nlink > 1) {
-        if (const auto first = linked_.find(info.st_ino);
-            first != linked_.end() && first->second != path) {
-          change.hard_link_of = first->second;
-        }
-      }
+    if (kind == ChangeKind::added && upper != nullptr && S_ISREG(upper->st_mode) &&
+        upper->st_nlink > 1) {
+      added_links_.emplace_back(out_.size(), upper->st_ino);
     }
     change.host_path = session_.binds[layer_].host_dir + "/" + path;
     change.relative = path;
@@ -180,14 +178,11 @@ class Walker {
     change.old_size = before.size;
     change.new_size = after.size;
     change.new_data = after.size;
-    if (kind != ChangeKind::deleted && after.type == EntryType::file) {
+    if (upper != nullptr && S_ISREG(upper->st_mode)) {
       // Sparse when a block's worth or more is not on disk (a tiny file may live in its inode,
       // with no block at all, and is not sparse).
-      struct stat info {};
-      if (::lstat(join(upper_root_, path).c_str(), &info) == 0) {
-        const auto on_disk = static_cast<std::uint64_t>(info.st_blocks) * 512;
-        if (on_disk + 4096 < after.size) change.new_data = on_disk;
-      }
+      const auto on_disk = static_cast<std::uint64_t>(upper->st_blocks) * 512;
+      if (on_disk + 4096 < after.size) change.new_data = on_disk;
     }
     change.old_mode = before.mode;
     change.new_mode = after.mode;
@@ -203,7 +198,8 @@ class Walker {
   std::string upper_root_;
   UniqueFd lower_root_;
   std::vector<Change>& out_;
-  std::map<ino_t, std::string> linked_;       // files of the layer with more names: the first
+  std::map<ino_t, std::string> linked_;  // files of the layer with more names: the first
+  std::vector<std::pair<std::size_t, ino_t>> added_links_;  // out_ index of such an added name
   std::map<std::string, mode_t> kept_modes_;  // the tool's own, where review needed others
 };
 
@@ -212,7 +208,9 @@ class Walker {
 std::vector<Change> changes(const Session& session) {
   std::vector<Change> out;
   for (std::size_t layer = 0; layer < session.binds.size(); ++layer) {
-    Walker(session, layer, out).walk("", is_opaque(upper_dir(session, layer)));
+    Walker walker(session, layer, out);
+    walker.walk("", is_opaque(upper_dir(session, layer)));
+    walker.name_hard_links();
   }
   std::sort(out.begin(), out.end(), [](const Change& a, const Change& b) {
     return std::tie(a.layer, a.relative) < std::tie(b.layer, b.relative);

@@ -25,6 +25,8 @@ namespace jail {
 namespace {
 
 constexpr ino_t kNoSocket = 0;
+// A jail of more processes than this is read no further: its later ones are not the jail's here.
+constexpr std::size_t kMostProcesses = 4096;
 
 struct Listener {
   ino_t inode = kNoSocket;
@@ -125,7 +127,6 @@ bool holds_socket(pid_t pid, ino_t socket) {
 bool is_jail_process(pid_t pid, uid_t uid, const JailMembers& jail) {
   if (jail.own_uid) return uid == *jail.own_uid;
   if (pid <= 0) return false;
-  constexpr std::size_t kMostProcesses = 4096;
   const std::vector<pid_t> members = jail_processes(jail.init, kMostProcesses);
   return std::find(members.begin(), members.end(), pid) != members.end();
 }
@@ -136,8 +137,6 @@ AbstractHolder abstract_holder(const std::string& name, const JailMembers& jail)
   if (socket->inode == kNoSocket) return AbstractHolder::nobody;
   if (jail.own_uid)
     return socket->uid == *jail.own_uid ? AbstractHolder::jail : AbstractHolder::other;
-  // A jail of more processes than this is read no further: its later ones' sockets are refused.
-  constexpr std::size_t kMostProcesses = 4096;
   for (const pid_t pid : jail_processes(jail.init, kMostProcesses)) {
     if (holds_socket(pid, socket->inode)) return AbstractHolder::jail;
   }

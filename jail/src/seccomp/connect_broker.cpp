@@ -111,10 +111,7 @@ ConnectBroker::ConnectBroker(UniqueFd listener, SocketAccess access,
                                                : std::nullopt})) {}
 
 void ConnectBroker::answer(std::uint64_t id, int error) const {
-  seccomp_notif_resp response{};
-  response.id = id;
-  response.error = -error;
-  (void)::ioctl(listener_, SECCOMP_IOCTL_NOTIF_SEND, &response);
+  answer_notification(listener_, id, error);
 }
 
 bool ConnectBroker::still_waiting(std::uint64_t id) const {
@@ -140,6 +137,10 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
   job.id = request.id;
   job.pid = tid;
   for (std::size_t i = 0; i < job.args.size(); ++i) job.args[i] = request.data.args[i];
+  // A refusal names the call it refuses, as the workers' do.
+  const auto refused = [&](std::string target, std::string why, int error) {
+    return SocketRefusal{std::move(target), std::move(why), error, job.args, job.pid};
+  };
   if (const int error = take_descriptor(tid, static_cast<int>(request.data.args[0]), job.socket)) {
     // EBADF: not a descriptor of the tool's; EPERM and the rest: nothing is connected unseen.
     answer(job.id, error == EBADF ? EBADF : EACCES);
@@ -165,8 +166,8 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
     std::memcpy(&netlink, job.address.data(), sizeof netlink);
     if (netlink.nl_groups != 0) {
       answer(job.id, EPERM);
-      return SocketRefusal{"netlink groups " + std::to_string(netlink.nl_groups),
-                           "netlink multicast groups joined by connect (bind joins them)", EPERM};
+      return refused("netlink groups " + std::to_string(netlink.nl_groups),
+                     "netlink multicast groups joined by connect (bind joins them)", EPERM);
     }
   }
   const bool named_unix = family == AF_UNIX && job.address.size() > offsetof(sockaddr_un, sun_path);
@@ -188,10 +189,10 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
     }
     if (!allowed) {
       answer(job.id, EPERM);  // what Landlock's abstract-socket scope answers
-      return SocketRefusal{"@" + printable(abstract),
-                           "an abstract socket the jail did not make (--allow-abstract " +
-                               printable(abstract) + " reaches it)",
-                           EPERM};
+      return refused("@" + printable(abstract),
+                     "an abstract socket the jail did not make (--allow-abstract " +
+                         printable(abstract) + " reaches it)",
+                     EPERM);
     }
   } else if (named_unix) {
     std::string path = unix_path(job.address);
@@ -230,14 +231,14 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
       struct stat direct_info {};
       const bool plain = direct.valid() && ::fstat(direct.get(), &direct_info) == 0 &&
                          direct_info.st_dev == info.st_dev && direct_info.st_ino == info.st_ino;
-      return SocketRefusal{
+      return refused(
           printable(named),
           plain ? "a socket file outside the jail's own filesystems (--allow-socket " +
                       printable(normal) + " reaches it)"
                 : std::string("a socket file outside the jail's own filesystems, reached "
                               "through a symbolic link (--allow-socket takes the socket file's "
                               "own path)"),
-          EACCES};
+          EACCES);
     }
   }
   workers_->submit(std::move(job));

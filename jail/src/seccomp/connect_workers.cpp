@@ -48,14 +48,6 @@ bool become(const HostIds& ids) {
          ::syscall(SYS_setresuid, ids.uid, ids.uid, ids.uid) == 0;
 }
 
-void answer(int listener, std::uint64_t id, int error) {
-  seccomp_notif_resp response{};
-  response.id = id;
-  response.error = -error;
-  // ENOENT: the caller is gone (killed, or its jail ended) and nothing waits for the answer.
-  (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &response);
-}
-
 // An abstract name on the host's network: the jail's only while a process of the jail listens
 // on it. Checked right before the connect (never from a queue the tool could hold up), and the
 // listener the connect reached is checked after it, so a name given up and taken by a host
@@ -122,7 +114,7 @@ void work(const std::shared_ptr<ConnectWorkers::Shared>& shared) {
     lock.unlock();
     SocketRefusal refusal;
     const int error = ready ? perform(job, shared->jail, refusal) : EACCES;
-    answer(shared->listener.get(), job.id, error);
+    answer_notification(shared->listener.get(), job.id, error);
     lock.lock();
     if (refusal.error != 0) {
       refusal.args = job.args;
@@ -138,6 +130,13 @@ void work(const std::shared_ptr<ConnectWorkers::Shared>& shared) {
 }
 
 }  // namespace
+
+void answer_notification(int listener, std::uint64_t id, int error) {
+  seccomp_notif_resp response{};
+  response.id = id;
+  response.error = -error;
+  (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
 
 ConnectWorkers::ConnectWorkers(UniqueFd listener, std::optional<HostIds> connect_as,
                                JailMembers jail)
@@ -164,7 +163,7 @@ ConnectWorkers::~ConnectWorkers() {
 void ConnectWorkers::submit(ConnectJob job) {
   std::lock_guard lock(shared_->mutex);
   if (shared_->queue.size() >= kMaxQueued) {
-    answer(shared_->listener.get(), job.id, EAGAIN);
+    answer_notification(shared_->listener.get(), job.id, EAGAIN);
     return;
   }
   shared_->queue.push_back(std::move(job));
@@ -175,7 +174,7 @@ void ConnectWorkers::submit(ConnectJob job) {
     } catch (const std::system_error&) {
       // No thread to be had: the connects wait for a worker, or fail when there is none.
       if (shared_->threads == 0) {
-        answer(shared_->listener.get(), shared_->queue.back().id, EAGAIN);
+        answer_notification(shared_->listener.get(), shared_->queue.back().id, EAGAIN);
         shared_->queue.pop_back();
       }
     }

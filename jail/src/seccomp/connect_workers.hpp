@@ -34,6 +34,10 @@ struct SocketRefusal {
   pid_t pid = 0;                        // the caller's, as the host sees it
 };
 
+// Answers the waiting notification `id` on `listener`: the call returns 0, or fails with `error`.
+// ENOENT (the caller is gone, killed or its jail ended) is nothing to report.
+void answer_notification(int listener, std::uint64_t id, int error);
+
 struct ConnectJob {
   std::uint64_t id = 0;  // the waiting notification, answered with the connect's result
   std::array<std::uint64_t, 6> args{};

@@ -193,11 +193,8 @@ void DenialHandler::record_denial(const Violation& record, const std::string& ki
 }
 
 void DenialHandler::broker_connect(const seccomp_notif& request) {
-  if (std::optional<SocketRefusal> refusal = connects_->take(request)) {
-    refusal->pid = static_cast<pid_t>(request.pid);
-    for (std::size_t i = 0; i < refusal->args.size(); ++i) refusal->args[i] = request.data.args[i];
+  if (const std::optional<SocketRefusal> refusal = connects_->take(request))
     record_refusal(*refusal);
-  }
 }
 
 void DenialHandler::record_refusal(const SocketRefusal& refusal) {

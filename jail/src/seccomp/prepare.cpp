@@ -80,24 +80,20 @@ std::unique_ptr<PreparedPolicy> load_policy_for_run(const std::string& name_or_p
 std::unique_ptr<PreparedPolicy> prepare_policy(const std::string& name_or_path,
                                                policy::Routing routing) {
   std::unique_ptr<PreparedPolicy> prepared = load_policy_for_run(name_or_path);
-  if (!prepared) return nullptr;
-  try {
-    prepared->program = policy::compile(*prepared->policy, routing);
-  } catch (const policy::CompileError& error) {
-    throw Error("policy", EINVAL,
-                fmt::format("cannot compile policy {}: {}", name_or_path, error.what()));
-  }
-  prepared->fprog = prepared->program.fprog();
+  if (prepared) compile_routed(*prepared, *prepared->policy, {}, routing);
   return prepared;
 }
 
-void compile_routed(PreparedPolicy& prepared, const policy::Policy& routed, std::string_view what) {
+void compile_routed(PreparedPolicy& prepared, const policy::Policy& routed, std::string_view what,
+                    policy::Routing routing) {
   try {
-    prepared.program = policy::compile(routed, policy::Routing::notify);
+    prepared.program = policy::compile(routed, routing);
   } catch (const policy::CompileError& error) {
     throw Error("policy", EINVAL,
-                fmt::format("cannot compile policy {} with {} routed to the supervisor: {}",
-                            prepared.name, what, error.what()));
+                what.empty()
+                    ? fmt::format("cannot compile policy {}: {}", prepared.name, error.what())
+                    : fmt::format("cannot compile policy {} with {} routed to the supervisor: {}",
+                                  prepared.name, what, error.what()));
   }
   prepared.fprog = prepared.program.fprog();
 }

@@ -30,10 +30,12 @@ struct PreparedPolicy {
 // As prepare_policy, loaded and checked but not compiled yet: compile_routed does that.
 [[nodiscard]] std::unique_ptr<PreparedPolicy> load_policy_for_run(const std::string& name_or_path);
 
-// Compiles `prepared`'s program from `routed`, the same policy with some allowed calls sent to
-// the supervisor (connects, lookups, exits: `what`), for a native run; prepared.policy stays the
-// caller's, for the supervisor's decisions. Throws jail::Error (step "policy"), naming `what`.
-void compile_routed(PreparedPolicy& prepared, const policy::Policy& routed, std::string_view what);
+// Compiles `prepared`'s program from `routed`: prepared.policy itself (`what` empty), or the
+// same policy with some allowed calls sent to the supervisor (connects, lookups, exits: `what`);
+// prepared.policy stays the caller's, for the supervisor's decisions. Throws jail::Error (step
+// "policy"), naming `what`.
+void compile_routed(PreparedPolicy& prepared, const policy::Policy& routed, std::string_view what,
+                    policy::Routing routing = policy::Routing::notify);
 
 // Learn mode: every syscall but the baseline's fixed rules is logged (allowed and reported).
 // Not compiled yet: compile_routed does that.
