@@ -89,6 +89,10 @@ std::optional<std::string> limit_message(const Result& result) {
       return std::string(
           "a process of the jail used every file descriptor its limit allows, so opening one "
           "more failed (EMFILE): --max-open-files raises it");
+    case Limit::dry_run_size:
+      return std::string(
+          "the dry run's layers filled their cap, so the tool's last writes failed (ENOSPC): "
+          "--dry-run-size raises it (they are held in memory while the tool runs)");
   }
   return std::nullopt;
 }

@@ -45,6 +45,7 @@ const std::vector<Key>& keys() {
       {"bind-follow", Type::toggle},
       {"dry-run", Type::toggle},
       {"session-dir", Type::path},
+      {"dry-run-size", Type::text},
       {"trace-timing", Type::toggle},
       {"bind", Type::binds},
       {"ro-bind", Type::binds},

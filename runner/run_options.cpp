@@ -42,7 +42,7 @@ struct RawFlags {
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
   bool no_cwd = false, quiet = false, trace_timing = false, dry_run = false, bind_follow = false;
-  std::optional<std::string> session_dir;
+  std::optional<std::string> session_dir, dry_run_size;
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
               tty = "auto";
@@ -74,6 +74,9 @@ void define_flags(CLI::App& app, RawFlags& f) {
                "writable binds and the current directory become copy-on-write layers: review with "
                "`jail changes ID`, apply with `jail commit ID`");
   app.add_option("--session-dir", f.session_dir, "where --dry-run keeps its sessions");
+  app.add_option("--dry-run-size", f.dry_run_size,
+                 "cap on what the tool writes in a --dry-run (default 1G; held in memory while it "
+                 "runs), or `unlimited`: written to the session directory, no cap");
   app.add_option("--rootfs", f.rootfs,
                  "use the prepared root DIR (read-only) instead of the host's");
   one_each(app.add_option("--env", f.env, "set K=V in the tool's environment"));
@@ -307,6 +310,19 @@ std::uint64_t size_flag(const char* flag, const std::string& text) {
   }
   if (!size) throw UsageError(fmt::format("{} '{}': {}", flag, text, size_problem_text(problem)));
   return *size;
+}
+
+// --dry-run-size: a size, or "unlimited" (nothing: layers on disk, as before there was a cap).
+std::optional<std::uint64_t> dry_run_size(const std::string& text) {
+  if (text == "unlimited") return std::nullopt;
+  SizeProblem problem{};
+  const auto size = parse_size(text, &problem);
+  if (!size || *size < (1u << 20)) {
+    throw UsageError(fmt::format(
+        "--dry-run-size '{}': {}; give a size of at least 1M (like 512M or 4G), or `unlimited`",
+        text, size ? "too small for a layer" : size_problem_text(problem)));
+  }
+  return size;
 }
 
 std::chrono::milliseconds duration_flag(const char* flag, const std::string& text,
@@ -695,8 +711,10 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};
-  } else if (f.session_dir) {
-    throw UsageError("--session-dir is for --dry-run; add --dry-run or leave it out");
+    if (f.dry_run_size) spec.dry_run->size_bytes = dry_run_size(*f.dry_run_size);
+  } else if (f.session_dir || f.dry_run_size) {
+    throw UsageError(fmt::format("{} is for --dry-run; add --dry-run or leave it out",
+                                 f.session_dir ? "--session-dir" : "--dry-run-size"));
   }
   spec.env = build_env(f, app, spec.stdio == Stdio::pty, run.log.warnings);
   spec.forward_signals = true;

@@ -355,7 +355,8 @@ int changes_command(int argc, char** argv) {
     // Read while the tool may still write: a snapshot, not to be taken for the final review.
     fmt::print(stderr,
                "jail: session {} is in use (its dry run is still going, or a commit or undo of "
-               "it): these are its changes as of now\n",
+               "it): these are its changes as of now (a dry run under --dry-run-size, the "
+               "default, brings them here only when it ends)\n",
                session.id);
   }
   if (session.state == "committed" && !json) {

@@ -17,6 +17,7 @@
 #include "child/report.hpp"
 #include "idmap.hpp"
 #include "jail/error.hpp"
+#include "layer_overlay.hpp"
 #include "setup_failure.hpp"
 #include "step.hpp"
 
@@ -96,9 +97,51 @@ void idmap_tree(int tree, int path, const struct stat& owner, IdmapNamespaces& n
                   description.origin.empty() ? "" : " (from " + description.origin + ")"));
 }
 
+// A dry run's layer for a root caller, made here (layer_overlay.hpp) over `lower`, the host
+// directory's tree: its upper and work directories on the store (made at the first layer) or in
+// the session's layer directory. Neither is idmapped: overlayfs writes there with the rights of
+// whoever made it (root here), which an idmapping that maps only the tool would refuse
+// (EOVERFLOW). The upper's root, which the merged root shows, is the host directory's owner as
+// the tool sees it.
+UniqueFd make_layer_here(const child::Plan& plan, const child::MountOp& op, std::size_t index,
+                         int lower, UniqueFd& store, const FailureContext& context) {
+  UniqueFd holder;
+  const char* upper_name = "upper";
+  const char* work_name = "work";
+  if (plan.layer_store_size != nullptr) {
+    if (!store.valid()) store = make_layer_store(std::stoull(plan.layer_store_size));
+    if (!store.valid()) fail_like_child(Step::layer_store, errno, index, context);
+    upper_name = op.overlay_upper;
+    work_name = op.overlay_work;
+    if (::mkdirat(store.get(), upper_name, 0700) != 0 ||
+        ::mkdirat(store.get(), work_name, 0700) != 0) {
+      fail_like_child(Step::layer_store, errno, index, context);
+    }
+    holder = UniqueFd(::dup(store.get()));
+  } else {
+    holder = detached_copy(open_layer_dir(op, index, context).get());
+    if (!holder.valid()) fail_like_child(Step::mount_overlay, errno, index, context);
+  }
+  struct stat seen {};
+  if (::fstat(lower, &seen) != 0 ||
+      ::fchownat(holder.get(), upper_name, seen.st_uid, seen.st_gid, AT_SYMLINK_NOFOLLOW) != 0 ||
+      ::fchmodat(holder.get(), upper_name, seen.st_mode & 07777, 0) != 0) {
+    fail_like_child(Step::mount_overlay, errno, index, context);
+  }
+  const UniqueFd upper(
+      ::openat(holder.get(), upper_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  const UniqueFd work(
+      ::openat(holder.get(), work_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!upper.valid() || !work.valid()) fail_like_child(Step::mount_overlay, errno, index, context);
+  UniqueFd overlay = make_layer_overlay(lower, upper.get(), work.get());
+  if (!overlay.valid()) fail_like_child(Step::mount_overlay, errno, index, context);
+  return overlay;
+}
+
 }  // namespace
 
-std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext& context) {
+std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext& context,
+                                        UniqueFd& layer_store) {
   std::vector<UniqueFd> opened;
   // Copying a tree takes CAP_SYS_ADMIN over the caller's mount namespace: a root caller's.
   if (::geteuid() != 0) return opened;
@@ -130,7 +173,15 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
     const bool idmapped =
         op.idmap && (overlay ? context.identity.idmap_layers : context.identity.idmap_binds);
     if (idmapped) idmap_tree(tree.get(), path.get(), owner, namespaces, op, context.ops[i]);
-    if (overlay) {
+    if (overlay && layer_overlays_possible()) {
+      UniqueFd made = make_layer_here(plan, op, i, tree.get(), layer_store, context);
+      op.overlay_made = true;
+      op.source_fd = made.get();
+      opened.push_back(std::move(made));
+      continue;
+    }
+    // A capped dry run's upper and work directories are on the child's own store instead.
+    if (overlay && plan.layer_store_size == nullptr) {
       // The child makes the overlay in its own namespace from the lower tree and this one, the
       // session's directory of upper/ and work/ (overlayfs wants both on one mount).
       UniqueFd layer = open_layer_dir(op, i, context);
@@ -157,6 +208,8 @@ std::vector<UniqueFd> open_bind_sources(child::Plan& plan, const FailureContext&
     op.source_fd = tree.get();
     opened.push_back(std::move(tree));
   }
+  // Every layer is on the store made here: the child makes none.
+  if (layer_store.valid()) plan.layer_store_size = nullptr;
   if (plan.rootfs_dir != nullptr) {
     const UniqueFd path(::open(plan.rootfs_dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
     UniqueFd tree = path.valid() ? detached_copy(path.get()) : UniqueFd();

@@ -17,7 +17,10 @@ namespace jail {
 // plan.sources_opened and returns the descriptors, to be closed once the child has its copy;
 // otherwise returns none. Throws jail::Error with the sentence a child's report of the same
 // failure would have (setup_failure.hpp): a link in a caller's bind source is ELOOP there.
+// A dry run's layers are made here too where the kernel allows (layer_overlay.hpp); a capped
+// one's store then comes back in `layer_store`, for the Recorder.
 [[nodiscard]] std::vector<UniqueFd> open_bind_sources(child::Plan& plan,
-                                                      const FailureContext& context);
+                                                      const FailureContext& context,
+                                                      UniqueFd& layer_store);
 
 }  // namespace jail

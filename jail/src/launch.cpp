@@ -214,6 +214,8 @@ Process launch(const Spec& spec) {
   plan.rootfs_dir = spec.rootfs ? builder.keep(*spec.rootfs) : nullptr;
   plan.root_tmpfs_size = builder.keep(std::to_string(kRootTmpfsBytes));
   plan.staging_dir = kStagingDir;
+  if (recorder && recorder->store_size())
+    plan.layer_store_size = builder.keep(std::to_string(*recorder->store_size()));
   plan.hostname = builder.keep(spec.hostname);
   plan.hostname_len = spec.hostname.size();
   plan.new_net = spec.net == Net::none;
@@ -263,7 +265,9 @@ Process launch(const Spec& spec) {
                      spec.rootfs.value_or(""),
                      identity};
   // With the caller's rights, before the child exists: it only attaches them.
-  const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context);
+  UniqueFd layer_store;
+  const std::vector<UniqueFd> bind_sources = open_bind_sources(plan, state->context, layer_store);
+  if (layer_store.valid()) recorder->take_store(std::move(layer_store));
   state->id_slot = std::move(id_slot);
   state->masked = masked;
   state->read_only_cwd = watched_cwd;

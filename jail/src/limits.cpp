@@ -46,6 +46,8 @@ std::string_view to_string(Limit limit) {
       return "tmpfs";
     case Limit::open_files:
       return "open_files";
+    case Limit::dry_run_size:
+      return "dry_run_size";
   }
   return "unknown";
 }

@@ -89,10 +89,18 @@ std::string to_json(const Result& result) {
   nlohmann::ordered_json quotas = nlohmann::ordered_json::object();
   for (const auto& [name, value] : result.quotas) quotas[name] = value;
   json["quotas"] = quotas;
-  json["dry_run"] = result.dry_run ? nlohmann::ordered_json{{"session", result.dry_run->id},
-                                                            {"dir", result.dry_run->dir},
-                                                            {"changes", result.dry_run->changes}}
-                                   : nlohmann::ordered_json();
+  json["dry_run"] = nlohmann::ordered_json();
+  if (result.dry_run) {
+    const DryRunSession& session = *result.dry_run;
+    // size_limit: the cap on the layers (null: none), and whether the tool's writes filled it.
+    json["dry_run"] = {{"session", session.id},
+                       {"dir", session.dir},
+                       {"changes", session.changes},
+                       {"size_limit_bytes", session.size_limit_bytes
+                                                ? nlohmann::ordered_json(*session.size_limit_bytes)
+                                                : nlohmann::ordered_json()},
+                       {"size_limit_hit", session.size_limit_hit}};
+  }
   if (result.error) {
     const char* name = strerrorname_np(result.error->errno_value);
     json["error"] = {{"step", result.error->step},

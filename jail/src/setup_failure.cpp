@@ -147,6 +147,12 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
         return failure;
       }
       break;
+    case Step::layer_store:
+      failure.message = fmt::format(
+          "cannot make the tmpfs that holds the dry run's layers (--dry-run-size): {}; "
+          "--dry-run-size unlimited writes them to the session directory instead",
+          errno_text(err));
+      return failure;
     case Step::stage_root:
       failure.message =
           context.rootfs.empty()

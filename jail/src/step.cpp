@@ -16,6 +16,8 @@ std::string_view step_name(Step step) {
       return "restrict_bind_source";
     case Step::mount_overlay:
       return "mount_overlay";
+    case Step::layer_store:
+      return "layer_store";
     case Step::stage_root:
       return "stage_root";
     case Step::create_mount_target:

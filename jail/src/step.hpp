@@ -53,6 +53,7 @@ enum class Step : std::int32_t {
   session_keyring,  // the init joining a fresh session keyring of its own
   user_quotas,      // the init setting its user namespace's inotify/fanotify limits
   landlock_scope,   // the tool's Landlock domain scoping abstract Unix sockets
+  layer_store,      // a capped dry run's tmpfs of layers, made and handed to the parent
 };
 
 [[nodiscard]] std::string_view step_name(Step);

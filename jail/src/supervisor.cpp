@@ -126,6 +126,7 @@ void Supervisor::on_reports() {
   for (auto& [op, layer] : state_.reports.take_all(child::ReportKind::layer)) {
     if (const auto id = mount_id_of(layer.get())) own_mounts_.push_back(*id);
   }
+  take_layer_store();
   if (UniqueFd listener = state_.reports.take(child::ReportKind::seccomp_listener);
       listener.valid()) {
     denials_ = std::make_unique<DenialHandler>(
@@ -232,6 +233,12 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
   return true;
 }
 
+void Supervisor::take_layer_store() {
+  if (UniqueFd store = state_.reports.take(child::ReportKind::layer_store); store.valid()) {
+    if (state_.dry_run) state_.dry_run->take_store(std::move(store));
+  }
+}
+
 void Supervisor::take_tmpfs_reports() {
   for (auto& [op, mount] : state_.reports.take_all(child::ReportKind::tmpfs)) {
     if (const auto id = mount_id_of(mount.get())) own_mounts_.push_back(*id);
@@ -322,8 +329,17 @@ Result Supervisor::finish() {
   result.abstract_sockets_scoped = state_.abstract_sockets_scoped;
   result.quotas = state_.quotas;
   // A run that never got past setup ran no tool: its session goes with the Recorder.
-  if (state_.dry_run && result.outcome != Outcome::setup_error)
+  if (state_.dry_run && result.outcome != Outcome::setup_error) {
+    take_layer_store();
     result.dry_run = state_.dry_run->finish();
+    if (result.dry_run->size_limit_hit) {
+      jail::log().warn(
+          "the dry run's layers filled their cap of {:.1f} MiB (--dry-run-size): the tool's "
+          "last writes there failed with ENOSPC",
+          static_cast<double>(*result.dry_run->size_limit_bytes) / (1 << 20));
+      if (!result.limit_hit) result.limit_hit = Limit::dry_run_size;
+    }
+  }
   return result;
 }
 

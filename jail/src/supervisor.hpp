@@ -81,6 +81,8 @@ class Supervisor {
   // jail's own (seccomp/connect_broker.hpp).
   std::vector<std::uint64_t> own_mounts_;
   // Logs each of them that ended full; true if one did.
+  // Hands a capped dry run's store of layers (ReportKind::layer_store) to its recorder.
+  void take_layer_store();
   // Moves the tmpfs mounts the child sent (ReportKind::tmpfs) into tmpfs_.
   void take_tmpfs_reports();
   [[nodiscard]] bool any_tmpfs_full();

@@ -74,9 +74,16 @@ void DryRun::SetUp() {
 }
 
 RunResult DryRun::dry_run(const std::string& script) {
+  return dry_run(script, {});
+}
+
+RunResult DryRun::dry_run(const std::string& script, std::vector<std::string> flags) {
   RunOptions options;
   options.cwd = project_;
-  return run({"--dry-run", "--session-dir", sessions_, "--", "sh", "-c", script}, options);
+  std::vector<std::string> args = {"--dry-run", "--session-dir", sessions_};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"--", "sh", "-c", script});
+  return run(args, options);
 }
 
 std::string DryRun::session_id() {

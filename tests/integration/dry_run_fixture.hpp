@@ -29,6 +29,8 @@ class DryRun : public CallerTest {
   void SetUp() override;
   // The tool runs `script` with sh in the project, its current directory, under --dry-run.
   RunResult dry_run(const std::string& script);
+  // The same with run flags of its own before the "--".
+  RunResult dry_run(const std::string& script, std::vector<std::string> flags);
   // The one session the run left.
   std::string session_id();
   // `jail ARGS[0] ARGS[1] --session-dir DIR ARGS[2…]`, as the suite's caller.

@@ -45,7 +45,18 @@ struct Limits {
 // tmpfs: a writable tmpfs of the jail (/tmp, --tmpfs) ended full; the tool's writes there failed.
 // open_files: a process of the jail ended holding as many descriptors as RLIMIT_NOFILE allows
 // (--max-open-files), so its next open failed with EMFILE (best effort: seen at exit_group).
-enum class Limit { memory, pids, wall_time, cpu_time, file_size, output, tmpfs, open_files };
+// dry_run_size: a dry run's layers filled DryRun::size_bytes; the tool's writes there failed.
+enum class Limit {
+  memory,
+  pids,
+  wall_time,
+  cpu_time,
+  file_size,
+  output,
+  tmpfs,
+  open_files,
+  dry_run_size
+};
 
 [[nodiscard]] std::string_view to_string(Limit);
 

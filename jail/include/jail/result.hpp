@@ -100,6 +100,10 @@ struct DryRunSession {
   std::string id;
   std::string dir;
   std::size_t changes = 0;
+  // DryRun::size_bytes as the run had it (unset: no cap), and whether the layers filled it: the
+  // tool's last writes there failed with ENOSPC.
+  std::optional<std::uint64_t> size_limit_bytes;
+  bool size_limit_hit = false;
 };
 
 struct Result {

@@ -81,11 +81,18 @@ struct Mount {
   }
 };
 
+inline constexpr std::uint64_t kDefaultDryRunSizeBytes = 1ull << 30;
+
 // A dry run: every writable bind is an overlay whose upper layer is a session directory, so the
 // tool sees its own writes and the host sees none until `jail commit` (see jail/dry_run.hpp).
 struct DryRun {
   std::string sessions_dir;          // empty: dry_run::default_sessions_dir()
   std::vector<std::string> command;  // recorded in the manifest; empty: Spec::argv
+  // The cap on what the tool may write into its layers, all of them together. While the tool
+  // runs they live on a tmpfs of this size (memory, counted in the jail's memory use), copied
+  // to the session when it ends. Unset: the layers are written to the session directly, with
+  // no cap but the disk's.
+  std::optional<std::uint64_t> size_bytes = kDefaultDryRunSizeBytes;
 };
 
 inline constexpr std::uint64_t kDefaultTmpSizeBytes = 256ull << 20;

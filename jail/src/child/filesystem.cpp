@@ -226,6 +226,68 @@ int make_overlay_from_trees(const Plan& plan, MountOp& op) {
   return mnt;
 }
 
+// A capped dry run's layer (layer_store.hpp): its upper and work directories on the store,
+// which is at the staging directory for the moment, and its lower tree (op.source_fd) attached
+// there for the moment too (the staging directory may hold the host directory itself: /tmp).
+// The upper's root takes the lower's mode and owner, as the merged root shows them (an owner
+// the namespace does not map leaves it the tool's).
+int make_stored_overlay(const Plan& plan, MountOp& op) {
+  char lower[PATH_MAX], upper[PATH_MAX], work[PATH_MAX];
+  int mnt = -1;
+  if (!join_path(lower, plan.staging_dir, "lower") ||
+      !join_path(upper, plan.staging_dir, op.overlay_upper) ||
+      !join_path(work, plan.staging_dir, op.overlay_work)) {
+    errno = ENAMETOOLONG;
+  } else if (::mkdir(upper, 0700) == 0 && ::mkdir(work, 0700) == 0 && ::mkdir(lower, 0700) == 0) {
+    if (::move_mount(op.source_fd, "", AT_FDCWD, lower, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+      struct stat info {};
+      if (::stat(lower, &info) == 0) {
+        (void)::chown(upper, info.st_uid, info.st_gid);
+        if (::chmod(upper, info.st_mode & 07777) == 0) mnt = make_overlay_of(lower, upper, work);
+      }
+      // overlayfs keeps its own copy of the lower tree: the store holds nothing of the host's.
+      const int saved = errno;
+      (void)::umount2(lower, MNT_DETACH);
+      errno = saved;
+    }
+    const int saved = errno;
+    (void)::rmdir(lower);
+    errno = saved;
+  }
+  const int saved = errno;
+  ::close(op.source_fd);
+  errno = saved;
+  return mnt;
+}
+
+// The store of a capped dry run, attached at the staging directory while the layers are made.
+// An unprivileged caller's lower directories are opened first, as trees of their own, while the
+// staging directory does not hide them.
+int attach_layer_store(Plan& plan) {
+  for (std::size_t i = 0; i < plan.op_count && !plan.sources_opened; ++i) {
+    MountOp& op = plan.ops[i];
+    if (op.kind != OpKind::overlay) continue;
+    op.source_fd =
+        ::open_tree(AT_FDCWD, op.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (op.source_fd < 0) fail(plan, Step::mount_overlay, errno, static_cast<int>(i));
+  }
+  const int store = make_tmpfs(plan.layer_store_size, "0700", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  if (store < 0) fail(plan, Step::layer_store, errno);
+  if (::move_mount(store, "", AT_FDCWD, plan.staging_dir, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+    fail(plan, Step::layer_store, errno);
+  return store;
+}
+
+// The parent copies the layers out of the store when the run ends: without it the tool's writes
+// would be lost, so a store that cannot be sent ends the run. Detached here, it stays alive in
+// the overlays and the parent's descriptor, and the root is staged where it was.
+void release_layer_store(const Plan& plan, int store) {
+  if (!send_fd(plan.report_fd, ReportKind::layer_store, store, -1))
+    fail(plan, Step::layer_store, errno);
+  if (::umount2(plan.staging_dir, MNT_DETACH) != 0) fail(plan, Step::layer_store, errno);
+  ::close(store);
+}
+
 // A bind's source as a detached copy of its tree, sealed with the op's attributes before it is
 // attached anywhere: op.source_fd, or -1 for an optional one that is missing. 0, or errno with
 // `step` set.
@@ -255,11 +317,15 @@ int open_bind_source(MountOp& op, Step& step) {
 // While the host root is in view: the sources are host paths. A root caller's binds come open
 // from the parent (bind_sources.hpp).
 void open_sources(Plan& plan) {
+  const int store = plan.layer_store_size != nullptr ? attach_layer_store(plan) : -1;
   for (std::size_t i = 0; i < plan.op_count; ++i) {
     MountOp& op = plan.ops[i];
     const int detail = static_cast<int>(i);
     if (op.kind == OpKind::overlay) {
-      op.source_fd = plan.sources_opened ? make_overlay_from_trees(plan, op) : make_overlay(op);
+      if (op.overlay_made) continue;
+      op.source_fd = store >= 0            ? make_stored_overlay(plan, op)
+                     : plan.sources_opened ? make_overlay_from_trees(plan, op)
+                                           : make_overlay(op);
       if (op.source_fd < 0) fail(plan, Step::mount_overlay, errno, detail);
       continue;
     }
@@ -267,6 +333,7 @@ void open_sources(Plan& plan) {
     Step step{};
     if (const int err = open_bind_source(op, step); err != 0) fail(plan, step, err, detail);
   }
+  if (store >= 0) release_layer_store(plan, store);
 }
 
 // Mounts the new root at the staging directory and returns an O_PATH fd of it.

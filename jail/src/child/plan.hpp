@@ -63,6 +63,9 @@ struct MountOp {
   // A root caller's dry-run layer: the parent's idmapped tree of the directory that holds
   // overlay_upper and overlay_work (source_fd then holds the lower directory's).
   int overlay_layer_fd = -1;
+  // A root caller's dry-run layer, made whole by the parent (layer_overlay.hpp): source_fd is
+  // the overlay, attached as a bind's tree is.
+  bool overlay_made = false;
 };
 
 struct RlimitSetting {
@@ -92,6 +95,9 @@ struct Plan {
   bool sources_opened = false;
   const char* root_tmpfs_size = nullptr;
   const char* staging_dir = nullptr;  // where the new root is assembled before pivot_root
+  // A capped dry run: the size (decimal bytes) of the tmpfs that holds every layer's upper and
+  // work directories; overlay ops then name directories in it (layer_store.hpp).
+  const char* layer_store_size = nullptr;
 
   const char* hostname = nullptr;
   std::size_t hostname_len = 0;

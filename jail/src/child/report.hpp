@@ -17,6 +17,7 @@ enum class ReportKind : std::int32_t {
   running = 7,           // runsc's keeper started runsc (it exec'd or ended): jail's thread goes on
   tmpfs = 8,             // carries a writable tmpfs of the jail; detail = its mount op's index
   layer = 9,             // carries a dry run's overlay; detail = its mount op's index
+  layer_store = 10,      // carries the tmpfs that holds a capped dry run's layers
 };
 
 struct Report {

@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "dry_run/digest.hpp"
+#include "dry_run/dir_renames.hpp"
 #include "dry_run/layer_modes.hpp"
+#include "dry_run/layer_store.hpp"
 #include "dry_run/session_lock.hpp"
 #include "dry_run/tree.hpp"
 #include "jail/dry_run.hpp"
@@ -175,6 +177,7 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
   session.created = now.tv_sec;
   session.created_ns = now.tv_nsec;
   session.state = "pending";
+  recorder->store_size_ = spec.dry_run->size_bytes;
   std::vector<std::string> origins;  // what asked for each layer, for messages
   std::vector<std::string> points;   // the host's mount points, read for the first layer
   bool points_read = false;
@@ -205,8 +208,11 @@ std::unique_ptr<Recorder> Recorder::begin(const Spec& spec) {
       points_read = true;
     }
     check_no_mounts_below(host_dir, spec.mounts[i].origin, points);
-    recorder->layers_[i] = Layer{host_dir, upper_dir(session, session.binds.size()),
-                                 work_dir(session, session.binds.size())};
+    const std::size_t layer = session.binds.size();
+    recorder->layers_[i] =
+        spec.dry_run->size_bytes
+            ? Layer{host_dir, store_upper_name(layer), store_work_name(layer)}
+            : Layer{host_dir, upper_dir(session, layer), work_dir(session, layer)};
     session.binds.push_back({host_dir, spec.mounts[i].target});
     origins.push_back(spec.mounts[i].origin);
   }
@@ -265,7 +271,40 @@ DryRunSession Recorder::finish() noexcept {
   finished_ = true;
   Session& session = manifest_.session;
   DryRunSession out{session.id, session.dir, 0};
+  out.size_limit_bytes = store_size_;
   try {
+    if (store_size_) {
+      // Fail closed: without the store the tool's writes are gone, and an empty layer would
+      // read as "nothing changed".
+      if (!store_.valid())
+        throw Error("dry_run", EIO, "the tmpfs that held the layers never reached jail");
+      out.size_limit_hit = store_use(store_.get()).full;
+      for (std::size_t layer = 0; layer < session.binds.size(); ++layer) {
+        const UniqueFd from(::openat(store_.get(), store_upper_name(layer).c_str(),
+                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        const UniqueFd to(::open(upper_dir(session, layer).c_str(),
+                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!from.valid() || !to.valid())
+          throw Error("dry_run", errno, fmt::format("cannot open layer {} to copy it", layer));
+        copy_layer(from.get(), to.get());
+      }
+      store_ = UniqueFd();  // the last reference: the tmpfs and its memory go now
+    }
+    // A root caller's layers may hold directory renames (layer_overlay.hpp): made whole first.
+    if (::geteuid() == 0) {
+      for (std::size_t layer = 0; layer < session.binds.size(); ++layer) {
+        const UniqueFd upper(::open(upper_dir(session, layer).c_str(),
+                                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!upper.valid())
+          throw Error("dry_run", errno, fmt::format("cannot open layer {}", layer));
+        const UniqueFd lower = open_layer_root_or_throw(session.binds[layer].host_dir);
+        for (const DirRename& rename : flatten_dir_renames(upper.get(), lower.get())) {
+          jail::log().info("dry run: the tool renamed {}/{} to {}/{}",
+                           session.binds[layer].host_dir, rename.from,
+                           session.binds[layer].host_dir, rename.to);
+        }
+      }
+    }
     for (std::size_t layer = 0; layer < session.binds.size(); ++layer)
       open_layer_for_review(session, layer);
     const std::vector<Change> changed = changes(session);

@@ -17,6 +17,7 @@ namespace jail::dry_run {
 
 struct Layer {
   std::string lower;  // the host directory
+  // The session's directories; with a cap (Recorder::store_size), names in the store instead.
   std::string upper;
   std::string work;
 };
@@ -30,8 +31,14 @@ class Recorder {
   // The layer for spec.mounts[index], or null when that mount is not a writable bind.
   [[nodiscard]] const Layer* layer_for_mount(std::size_t index) const;
 
-  // After the run: the changed paths and their host state when the run began go into the
-  // manifest. Never throws: a failure is logged and the session is still reported.
+  // With DryRun::size_bytes: the size of the tmpfs that holds every layer while the tool runs
+  // (layer_store.hpp). The child makes it and sends it back, for take_store().
+  [[nodiscard]] std::optional<std::uint64_t> store_size() const { return store_size_; }
+  void take_store(UniqueFd store) { store_ = std::move(store); }
+
+  // After the run: the layers copied from the store (when capped), then the changed paths and their
+  // host state when the run began go into the manifest. Never throws: a failure is logged and the
+  // session is still reported.
   [[nodiscard]] DryRunSession finish() noexcept;
 
   Recorder() = default;
@@ -43,7 +50,9 @@ class Recorder {
 
  private:
   bool finished_ = false;
-  UniqueFd in_use_;  // the session's lock (session_lock.hpp), for the run's length
+  UniqueFd in_use_;
+  std::optional<std::uint64_t> store_size_;
+  UniqueFd store_;  // the session's lock (session_lock.hpp), for the run's length
   Manifest manifest_;
   std::map<std::size_t, Layer> layers_;  // by index into spec.mounts
   Baseline start_;                       // lstat of every entry below each bound directory

@@ -29,6 +29,22 @@ bool plain_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
 }
 
+// A second name for a regular file, where the kernel allows it (same filesystem, and
+// protected_hardlinks satisfied); false for anything else, which is then copied.
+bool link_file_at(int from, const std::string& name, int to, const std::string& to_name) {
+  struct stat info {};
+  return ::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
+         ::linkat(from, name.c_str(), to, to_name.c_str(), 0) == 0;
+}
+
+// The modification time of `info`, set on `name` in `dir` (not following a link).
+void keep_mtime(int dir, const char* name, const struct stat& info) {
+  const timespec times[2] = {{0, UTIME_OMIT}, info.st_mtim};
+  (void)::utimensat(dir, name, times, AT_SYMLINK_NOFOLLOW);
+}
+
+}  // namespace
+
 std::vector<std::string> names_in(int dir) {
   const int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) fail("cannot list a directory", errno);
@@ -47,9 +63,6 @@ std::vector<std::string> names_in(int dir) {
   return names;
 }
 
-// Copies `from` to `to` from their starts; a sparse source stays sparse: only its data ranges
-// are written (SEEK_DATA/SEEK_HOLE) and the size is set at the end, so a 1 GiB file of holes
-// costs no 1 GiB of zeros.
 void copy_bytes(int from, int to, const std::string& what) {
   struct stat info {};
   if (::fstat(from, &info) != 0) fail("cannot stat " + what, errno);
@@ -82,22 +95,6 @@ void copy_bytes(int from, int to, const std::string& what) {
   }
   if (::ftruncate(to, size) != 0) fail("cannot write " + what, errno);
 }
-
-// A second name for a regular file, where the kernel allows it (same filesystem, and
-// protected_hardlinks satisfied); false for anything else, which is then copied.
-bool link_file_at(int from, const std::string& name, int to, const std::string& to_name) {
-  struct stat info {};
-  return ::fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
-         ::linkat(from, name.c_str(), to, to_name.c_str(), 0) == 0;
-}
-
-// The modification time of `info`, set on `name` in `dir` (not following a link).
-void keep_mtime(int dir, const char* name, const struct stat& info) {
-  const timespec times[2] = {{0, UTIME_OMIT}, info.st_mtim};
-  (void)::utimensat(dir, name, times, AT_SYMLINK_NOFOLLOW);
-}
-
-}  // namespace
 
 UniqueFd open_directory(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));

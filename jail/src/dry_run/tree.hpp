@@ -47,6 +47,14 @@ struct Leaf {
 
 [[nodiscard]] std::string read_link_at(int dir, const std::string& name);
 
+// The names in directory `dir` (any fd of it), "." and ".." left out; throws jail::Error.
+[[nodiscard]] std::vector<std::string> names_in(int dir);
+
+// Copies the open file `from` into `to` from their starts; a sparse source stays sparse: only
+// its data ranges are written (SEEK_DATA/SEEK_HOLE) and the size is set at the end, so a 1 GiB
+// file of holes costs no 1 GiB of zeros. `what` names the file in errors.
+void copy_bytes(int from, int to, const std::string& what);
+
 // Removes `name` in `dir`, recursively when it is a directory; absent is fine.
 void remove_at(int dir, const std::string& name);
 
