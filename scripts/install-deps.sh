@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang-format clang ccache
   libseccomp-dev libcap-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
-  nlohmann-json3-dev libgtest-dev libgmock-dev nettle-dev
+  nlohmann-json3-dev libgtest-dev libgmock-dev nettle-dev zlib1g-dev
   libboost-dev libboost-filesystem-dev groff-base
   python3 iproute2 procps util-linux coreutils git tmux busybox-static runsc crun bc bubblewrap
 )
