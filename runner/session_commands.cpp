@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -20,6 +21,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "change_patch.hpp"
 #include "jail/byte_text.hpp"
 #include "jail/dry_run.hpp"
 #include "jail/error.hpp"
@@ -327,19 +329,50 @@ void say_recovered(const dr::Session& session, const std::optional<dr::RecoveryR
 }
 
 int changes_command(int argc, char** argv) {
-  CLI::App app{"Show what a dry run changed (default: a unified diff)", "jail changes"};
+  CLI::App app{"Show what a dry run changed (default: the review, a unified diff)", "jail changes"};
   Common common;
   bool stat = false, patch = false, json = false, digest_only = false;
+  std::string format;
   add_common(app, common, true);
+  app.add_option("--format", format,
+                 "review (the default: a unified diff of text files, every control character "
+                 "escaped, and a line for everything else), stat, json, digest, or patch (a patch "
+                 "for `git apply`: the files' raw bytes, so never to a terminal)")
+      ->check(CLI::IsMember({"review", "stat", "json", "digest", "patch"}));
   app.add_flag("--digest", digest_only,
-               "only the change set's digest, for `jail commit --expect` (stdout)");
-  app.add_flag("--stat", stat, "one line per changed path, then the totals");
+               "same as --format digest: only the change set's digest, for `jail commit --expect` "
+               "(stdout)");
+  app.add_flag("--stat", stat, "same as --format stat: one line per changed path, then the totals");
   app.add_flag("--patch", patch,
-               "a unified diff of text files, a line for everything else (the default)");
-  app.add_flag("--json", json, "the changes as a JSON array");
+               "same as --format review: the human review (not a patch for `git apply`)");
+  app.add_flag("--json", json, "same as --format json: the changes as a JSON array");
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
-  if (int(stat) + int(patch) + int(json) + int(digest_only) > 1) {
-    spdlog::error("jail changes: choose one of --stat, --patch, --json, --digest");
+  std::vector<std::string> formats;
+  if (!format.empty()) formats.push_back(format);
+  if (stat) formats.emplace_back("stat");
+  if (patch) formats.emplace_back("review");
+  if (json) formats.emplace_back("json");
+  if (digest_only) formats.emplace_back("digest");
+  std::sort(formats.begin(), formats.end());
+  formats.erase(std::unique(formats.begin(), formats.end()), formats.end());
+  if (formats.size() > 1) {
+    spdlog::error(
+        "jail changes: choose one format (--format FORMAT, or one of --stat, --patch, --json, "
+        "--digest), not {}",
+        fmt::join(formats, " and "));
+    return kUsage;
+  }
+  const std::string chosen = formats.empty() ? "review" : formats.front();
+  json = chosen == "json";
+  stat = chosen == "stat";
+  digest_only = chosen == "digest";
+  const bool git_patch = chosen == "patch";
+  if (git_patch && ::isatty(STDOUT_FILENO) == 1) {
+    // The tool's bytes unescaped: an escape sequence in a file would reach the terminal as such.
+    fmt::print(stderr,
+               "jail changes --format patch: stdout is a terminal; the patch holds the files' raw "
+               "bytes (escape sequences included): send it to a file (> changes.patch) or to "
+               "`git apply`\n");
     return kUsage;
   }
   const dr::Session session = open(common);
@@ -372,6 +405,8 @@ int changes_command(int argc, char** argv) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (stat) {
     print_stat(session, changes, stdout);
+  } else if (git_patch) {
+    write_git_patch(session, changes, stdout, stderr);
   } else {
     print_patch(session, changes);
   }
