@@ -28,10 +28,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -39,7 +37,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "jail/byte_text.hpp"
 #include "jail/error.hpp"
@@ -496,42 +493,6 @@ dr::EntryType entry_type(mode_t mode) {
   return dr::EntryType::special;
 }
 
-// The host state a path had when the run ended, as the session's manifest keeps it
-// (jail/src/dry_run/manifest.cpp writes "baseline": [{"layer", "path", "before": {…}}]): what
-// `jail commit` checks for drift. None while the run has not finished recording it.
-using Recorded = std::map<std::pair<std::size_t, std::string>, dr::HostState>;
-
-std::optional<Recorded> read_recorded(const dr::Session& session) {
-  std::ifstream in(session.dir + "/manifest.json");
-  if (!in) return std::nullopt;
-  try {
-    const nlohmann::json doc = nlohmann::json::parse(in);
-    if (!doc.value("finished", false)) return std::nullopt;
-    Recorded recorded;
-    for (const nlohmann::json& entry : doc.value("baseline", nlohmann::json::array())) {
-      const nlohmann::json& before = entry.at("before");
-      dr::HostState state;
-      state.exists = before.at("exists").get<bool>();
-      if (state.exists) {
-        const std::string type = before.at("type").get<std::string>();
-        state.type = type == "directory" ? dr::EntryType::directory
-                     : type == "symlink" ? dr::EntryType::symlink
-                     : type == "special" ? dr::EntryType::special
-                                         : dr::EntryType::file;
-        state.size = before.at("size").get<std::uint64_t>();
-        state.mode =
-            static_cast<mode_t>(std::stoul(before.at("mode").get<std::string>(), nullptr, 8));
-        state.mtime_ns = before.at("mtime_ns").get<std::int64_t>();
-        state.sha256 = before.value("sha256", "");
-      }
-      recorded[{entry.at("layer").get<std::size_t>(), text_from(entry.at("path"))}] = state;
-    }
-    return recorded;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 class PatchWriter {
  public:
   PatchWriter(const dr::Session& session, const std::vector<dr::Change>& changes, std::FILE* out,
@@ -565,8 +526,13 @@ class PatchWriter {
             name_of(change.relative), change.kind == dr::ChangeKind::added);
       }
     }
-    // A committed session's changes are read against a host that holds them: no drift to tell.
-    if (session.state != "committed") recorded_ = read_recorded(session);
+    // What `jail commit` would refuse as drift, said once: the patch's old side is the host now.
+    for (const std::string& line : dr::drift(session, changes)) {
+      notes_lines_.push_back(fmt::format(
+          "jail: the host changed since the run: {}: the patch's old side is the host's copy "
+          "now, and `jail commit` refuses it without --force",
+          line));
+    }
   }
 
   void write() {
@@ -585,13 +551,6 @@ class PatchWriter {
   void not_in_patch(const std::string& host_path, const std::string& why) {
     notes_lines_.push_back(
         fmt::format("jail: not in the patch: {} ({})", printable(host_path), why));
-  }
-
-  void drifted(const std::string& host_path, const char* how) {
-    notes_lines_.push_back(fmt::format(
-        "jail: {} {} on the host since the run: the patch's old side is the host's copy now, "
-        "and `jail commit` refuses it without --force",
-        printable(host_path), how));
   }
 
   // A file or symlink of the host, as it is now (absent when it is gone; `other` when it is a
@@ -665,37 +624,6 @@ class PatchWriter {
     side.size = static_cast<std::uint64_t>(again.st_size);
   }
 
-  // The recorded host state of a path against the host's now (as `jail commit` compares them:
-  // the digest decides when the size and mtime moved). Reads the side's content when needed.
-  void check_drift(const dr::Change& change, const std::string& relative,
-                   const std::string& host_path, Side& old_side, bool below_tree) {
-    const auto found =
-        recorded_ ? recorded_->find({change.layer, relative}) : Recorded::const_iterator();
-    if (!recorded_ || found == recorded_->end()) {
-      if (old_side.exists) analyse(old_side, false);
-      // Below a deleted directory every entry was recorded; one that was not is new.
-      if (recorded_ && below_tree) drifted(host_path, "was created");
-      return;
-    }
-    const dr::HostState& before = found->second;
-    if (!old_side.exists) {
-      if (before.exists) drifted(host_path, "was deleted");
-      return;
-    }
-    const dr::EntryType now_type = old_side.symlink ? dr::EntryType::symlink : dr::EntryType::file;
-    bool differs = !before.exists || before.type != now_type || before.mode != old_side.mode ||
-                   before.size != old_side.size;
-    // As the commit decides: a file of the recorded size and mtime is the file recorded.
-    const bool by_digest = !differs && !before.sha256.empty() &&
-                           (old_side.symlink || before.mtime_ns != old_side.mtime_ns);
-    analyse(old_side, by_digest);
-    if (!differs) {
-      differs = by_digest ? before.sha256 != old_side.sha256
-                          : before.sha256.empty() && before.mtime_ns != old_side.mtime_ns;
-    }
-    if (differs) drifted(host_path, before.exists ? "was changed" : "was created");
-  }
-
   std::string patch_path(std::size_t layer, const std::string& relative) const {
     return layers_[layer].prefix + relative;
   }
@@ -724,7 +652,7 @@ class PatchWriter {
                      "no longer a file or symlink on the host: changed since the run");
         return;
       }
-      check_drift(change, change.relative, change.host_path, old_side, false);
+      if (old_side.exists) analyse(old_side, false);
     }
     if (has_new && change.type == dr::EntryType::directory) {
       write_new_directory(change, old_type);
@@ -821,7 +749,7 @@ class PatchWriter {
         not_in_patch(host_path, "no longer a file or symlink on the host: changed since the run");
         continue;
       }
-      check_drift(change, relative, host_path, old_side, true);
+      if (old_side.exists) analyse(old_side, false);
       put_change(out_, patch_path(change.layer, relative), old_side, Side{});
     }
   }
@@ -878,7 +806,6 @@ class PatchWriter {
   Output out_;
   std::FILE* notes_;
   std::vector<Layer> layers_;
-  std::optional<Recorded> recorded_;
   std::set<std::pair<std::size_t, std::string>> changed_below_;  // directories with a change below
   // (layer, directory) → its entries the change set adds (true) or deletes (false)
   std::map<std::pair<std::size_t, std::string>, std::vector<std::pair<std::string, bool>>>

@@ -136,6 +136,11 @@ std::optional<RecoveryReport> recover(const Session& session);
 // back, the session stays, and jail::Error says what failed. Writes the undo record.
 CommitReport commit(const Session& session, const CommitOptions& options);
 
+// What commit() would refuse as drift now, one line per path ("PATH (changed on the host
+// since)"); none when the run never finished recording or the session is committed.
+[[nodiscard]] std::vector<std::string> drift(const Session& session,
+                                             const std::vector<Change>& changes);
+
 // Restores what the last commit replaced, mtimes included. Refuses (jail::Error naming the paths)
 // when a committed file was changed since, unless force.
 void undo(const Session& session, bool force);

@@ -159,10 +159,17 @@ void check_drift_below(const Manifest& manifest, const Change& change,
   }
 }
 
-void check_drift(const Manifest& manifest, const std::vector<Change>& chosen, ParentCache& dirs) {
+std::vector<std::string> find_drift(const Manifest& manifest, const std::vector<Change>& chosen,
+                                    ParentCache& dirs) {
   std::vector<std::string> drifted;
   for (const Change& change : chosen) {
-    const HostState& before = manifest.baseline.at({change.layer, change.relative});
+    const auto recorded = manifest.baseline.find({change.layer, change.relative});
+    if (recorded == manifest.baseline.end()) {
+      drifted.push_back(fmt::format("{} (not in the session's record: its layer changed since)",
+                                    printable(change.host_path)));
+      continue;
+    }
+    const HostState& before = recorded->second;
     std::optional<HostState> now = dirs.state(change.layer, change.relative, false);
     // A file of the size and mtime recorded is taken as the file recorded (as make and rsync
     // do); otherwise its digest decides, so a touch alone is not drift.
@@ -188,6 +195,11 @@ void check_drift(const Manifest& manifest, const std::vector<Change>& chosen, Pa
   for (const Change& change : chosen) {
     if (removes_tree(change)) check_drift_below(manifest, change, drifted);
   }
+  return drifted;
+}
+
+void check_drift(const Manifest& manifest, const std::vector<Change>& chosen, ParentCache& dirs) {
+  const std::vector<std::string> drifted = find_drift(manifest, chosen, dirs);
   if (!drifted.empty()) {
     throw Error("dry_run", EAGAIN,
                 fmt::format("the host changed since session {} ran; not committing:\n  {}\n"
@@ -407,6 +419,13 @@ std::optional<RecoveryReport> recover(const Session& session) {
   const UniqueFd lock = lock_session(session);
   const std::vector<UniqueFd> targets = lock_targets(session);
   return recover_first(session);
+}
+
+std::vector<std::string> drift(const Session& session, const std::vector<Change>& changes) {
+  const Manifest manifest = read_manifest(session.dir);
+  if (!manifest.finished || manifest.session.state == "committed") return {};
+  ParentCache dirs(manifest.session);
+  return find_drift(manifest, changes, dirs);
 }
 
 CommitReport commit(const Session& session, const CommitOptions& options) {
