@@ -32,6 +32,7 @@ const char* need_word(Need need) {
 }
 
 struct Verdict {
+  bool landlock = false;  // no user namespace for this caller: the Landlock mode runs its tools
   std::vector<std::string> missing;      // required and missing: jail cannot fully isolate
   std::vector<std::string> limited;      // works with a restriction worth knowing
   std::vector<std::string> unavailable;  // optional extras this host lacks
@@ -44,6 +45,8 @@ struct Verdict {
 Verdict judge(const std::vector<Check>& checks) {
   Verdict verdict;
   for (const Check& check : checks) {
+    if (check.name == "user_namespaces" && check.facts.value("isolation", "") == "landlock")
+      verdict.landlock = true;
     if (check.status == Status::missing) {
       (check.need == Need::required ? verdict.missing : verdict.unavailable).push_back(check.name);
     } else if (check.status == Status::limited) {
@@ -59,7 +62,9 @@ Verdict judge(const std::vector<Check>& checks) {
 std::string summary(const Verdict& verdict) {
   std::vector<std::string> blocking;
   for (const std::string& name : verdict.missing) {
-    if (name != "cgroups") blocking.push_back(name);
+    // What needs a user namespace does not stop the Landlock mode.
+    const bool namespaced = name == "namespaces" || name == "mount_api";
+    if (name != "cgroups" && !(verdict.landlock && namespaced)) blocking.push_back(name);
   }
   const bool cgroups_missing = verdict.missing.size() != blocking.size();
   const bool cgroups_limited =
@@ -67,6 +72,8 @@ std::string summary(const Verdict& verdict) {
   std::string text;
   if (!blocking.empty()) {
     text = "runs: no — it needs " + join(blocking, ", ");
+  } else if (verdict.landlock) {
+    text = "runs: yes, in the Landlock mode (no user namespace here; docs/landlock.md)";
   } else {
     text = verdict.full_isolation() ? "runs: yes, with full isolation" : "runs: yes";
   }

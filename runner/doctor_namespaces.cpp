@@ -1,6 +1,7 @@
 // The kernel itself and its namespaces: can jail give every tool its own user, pid, net, mount,
 // ipc, uts and cgroup namespace here, as root and as an ordinary user?
 #include <sched.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -30,6 +31,11 @@ constexpr NamespaceKind kNamespaces[] = {
     {"pid", CLONE_NEWPID}, {"net", CLONE_NEWNET}, {"mount", CLONE_NEWNS},
     {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS}, {"cgroup", CLONE_NEWCGROUP},
 };
+
+long landlock_abi_here() {
+  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1 /* _VERSION */);
+  return abi > 0 ? abi : 0;
+}
 
 bool caller_is_root() {
   return geteuid() == 0;
@@ -128,14 +134,32 @@ Check check_user_namespaces() {
   }
   check.finding = finding;
 
-  if (!as_caller.succeeded()) {
+  // Where a non-root caller cannot make one, jail runs its tools in the Landlock mode instead.
+  const bool landlock = landlock_abi_here() > 0;
+  check.facts["isolation"] = as_caller.succeeded() ? "namespaces"
+                             : !root && landlock   ? "landlock"
+                                                   : "none";
+  if (!as_caller.succeeded() && !root && landlock) {
+    check.status = Status::limited;
+    check.meaning =
+        "tools run in the Landlock mode here (--isolation auto picks it): no namespaces, the "
+        "host's files confined by Landlock, the same seccomp policy; docs/landlock.md says "
+        "what it cannot keep. Raise user.max_user_namespaces or lift the restriction for the "
+        "full jail";
+  } else if (!as_caller.succeeded()) {
     check.status = Status::missing;
     check.meaning =
-        "jail cannot create the user namespace every tool runs in; it cannot run here "
-        "(raise user.max_user_namespaces or lift the distribution's restriction)";
+        root ? "jail cannot create the user namespace every tool runs in; it cannot run here "
+               "(raise user.max_user_namespaces or lift the distribution's restriction)"
+             : "jail cannot create a user namespace here, and the kernel has no Landlock for "
+               "the mode without one: it cannot run here (raise user.max_user_namespaces or "
+               "lift the distribution's restriction)";
   } else if (unprivileged == Answer::no) {
     check.status = Status::limited;
-    check.meaning = "root callers get full isolation; non-root callers cannot run jail here";
+    check.meaning = landlock ? "root callers get full isolation; non-root callers get the "
+                               "Landlock mode (docs/landlock.md)"
+                             : "root callers get full isolation; non-root callers cannot run "
+                               "jail here";
   } else {
     check.status = Status::ok;
     check.meaning = !root ? "tools run as the caller mapped to itself in their own user namespace"

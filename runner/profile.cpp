@@ -59,6 +59,7 @@ const std::vector<Key>& keys() {
       {"pass-env", Type::texts},
       {"hostname", Type::text},
       {"net", Type::choice, {"none", "host"}},
+      {"isolation", Type::choice, {"auto", "namespaces", "landlock"}},
       {"policy", Type::path},
       {"tty", Type::choice, {"auto", "always", "never"}},
       {"tmpfs-size", Type::size},

@@ -45,7 +45,7 @@ struct RawFlags {
   std::optional<std::string> session_dir, dry_run_size;
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
-              tty = "auto";
+              tty = "auto", isolation = "auto";
   std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env, protect, unmask, allow_sockets,
       allow_abstract;
 };
@@ -74,6 +74,11 @@ void define_flags(CLI::App& app, RawFlags& f) {
                "writable binds and the current directory become copy-on-write layers: review with "
                "`jail changes ID`, apply with `jail commit ID`");
   app.add_option("--session-dir", f.session_dir, "where --dry-run keeps its sessions");
+  app.add_option("--isolation", f.isolation,
+                 "auto (default: namespaces where this caller can make them, else landlock), "
+                 "namespaces, or landlock (no namespaces: Landlock and the seccomp policy; "
+                 "docs/landlock.md)")
+      ->check(CLI::IsMember({"auto", "namespaces", "landlock"}));
   app.add_option("--dry-run-size", f.dry_run_size,
                  "cap on what the tool writes in a --dry-run (default 1G; held in memory while it "
                  "runs), or `unlimited`: written to the session directory, no cap");
@@ -640,6 +645,9 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
   if (f.gid) spec.gid = *f.gid;
   spec.hostname = f.hostname;
   spec.net = f.net == "host" ? Net::host : Net::none;
+  spec.isolation = f.isolation == "landlock"     ? Isolation::landlock
+                   : f.isolation == "namespaces" ? Isolation::namespaces
+                                                 : Isolation::automatic;
   if (f.rootfs) {
     if (f.rootfs->empty()) throw UsageError("--rootfs '': expected a directory");
     spec.rootfs = absolute_host_path(*f.rootfs);

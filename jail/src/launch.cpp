@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@
 #include "child/exec.hpp"
 #include "child/plan.hpp"
 #include "jail/error.hpp"
+#include "landlock_ruleset.hpp"
 #include "process_state.hpp"
 #include "rlimits.hpp"
 #include "root_layout.hpp"
@@ -126,13 +128,38 @@ std::optional<std::string> read_only_cwd(const Spec& spec) {
 
 // What the connect broker lets the tool reach beyond the jail's own sockets; a root caller's
 // connects are made as the tool's own host ids (an unprivileged caller's tool is the caller).
-SocketAccess socket_access(const Spec& spec, const Identity& identity) {
+SocketAccess socket_access(const Spec& spec, const Identity& identity, bool landlock) {
   SocketAccess access;
   access.allowed_sockets = pin_allowed_sockets(spec);
   access.allowed_abstract = spec.allow_abstract;
-  access.own_network = spec.net == Net::none;
+  access.own_network = !landlock && spec.net == Net::none;
+  access.landlock = landlock;
+  access.net_none = spec.net == Net::none;
   if (::geteuid() == 0) access.connect_as = HostIds{identity.host_uid, identity.host_gid};
   return access;
+}
+
+// The Landlock mode has no network namespace: --net none is the filter refusing sockets of the
+// network's families (UDP and raw ones included, which Landlock's TCP rules do not cover), in
+// the kernel and first, whatever the policy allows. Connects of other families are refused by
+// the broker (SocketAccess::landlock).
+void refuse_network_sockets(policy::Policy& policy) {
+  std::vector<policy::Rule> first;
+  for (const int family : {AF_INET, AF_INET6, AF_PACKET}) {
+    policy::Rule rule;
+    rule.syscall = SYS_socket;
+    rule.action.kind = policy::ActionKind::errno_code;
+    rule.action.errno_value = EAFNOSUPPORT;
+    rule.action.quiet = true;
+    policy::Condition condition;
+    condition.arg = 0;
+    condition.op = policy::CmpOp::eq;
+    condition.value = static_cast<std::uint64_t>(family);
+    rule.condition = condition;
+    rule.condition_text = fmt::format("arg0 == {} (--net none, Landlock mode)", family);
+    first.push_back(std::move(rule));
+  }
+  policy.rules.insert(policy.rules.begin(), first.begin(), first.end());
 }
 
 // Connects (always), path lookups (--trace-lookups), exits under an open-files limit and writes
@@ -141,10 +168,11 @@ SocketAccess socket_access(const Spec& spec, const Identity& identity) {
 // descriptors, or notes a write that met EROFS. Compiles the filter; returns whether exits are
 // routed.
 bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t start_envp,
-                         bool writes) {
+                         bool writes, bool landlock) {
   const bool lookups = spec.lookups == LookupTrace::record;
   const bool exits = rlimit_in_force(spec.limits, RLIMIT_NOFILE).has_value();
   policy::Policy routed = with_connects_brokered(*policy.policy);
+  if (landlock && spec.net == Net::none) refuse_network_sockets(routed);
   std::vector<std::string> what = {"connects"};
   if (lookups) {
     routed = with_lookups_traced(routed, start_envp);
@@ -160,6 +188,24 @@ bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t
   }
   compile_routed(policy, routed, fmt::format("{}", fmt::join(what, " and ")));
   return exits;
+}
+
+// Whether a failed clone means this caller may not make a user namespace here (a container's
+// seccomp profile, user.max_user_namespaces = 0, clone3 refused), where the Landlock mode can
+// run the tool instead.
+bool user_namespaces_refused(const Error& error) {
+  if (error.step() != "clone" || ::geteuid() == 0) return false;
+  const int err = error.errno_value();
+  return err == EPERM || err == ENOSPC || err == EINVAL || err == ENOSYS || err == EUSERS;
+}
+
+// clone3, or clone where clone3 is refused (ENOSYS: Docker's default profile) and nothing but
+// clone can express the flags: the Landlock mode's, which make no namespace.
+long clone_child(clone_args& args, bool landlock) {
+  const long pid = ::syscall(SYS_clone3, &args, sizeof args);
+  if (pid >= 0 || errno != ENOSYS || !landlock || (args.flags & CLONE_INTO_CGROUP) != 0) return pid;
+  int* pidfd = reinterpret_cast<int*>(args.pidfd);
+  return ::syscall(SYS_clone, args.flags, nullptr, pidfd, nullptr, 0);
 }
 
 // Landlock's ABI version on this kernel; 0 without Landlock.
@@ -183,13 +229,14 @@ std::string clone_failure_message(int err) {
 
 }  // namespace
 
-Process launch(const Spec& spec) {
-  if (spec.runtime == Runtime::runsc) return launch_runsc(spec);
+// The native runtime, in namespaces or (`landlock`) in the Landlock mode.
+Process launch_native(const Spec& spec, bool landlock) {
   Timeline timeline(spec.trace_timing);
   timeline.mark(child::Phase::launch);
   check_spec(spec);
+  if (landlock) check_landlock_spec(spec);
   // A root caller's tool gets host ids no other jail and no user has, for as long as it runs.
-  IdSlot id_slot = ::geteuid() == 0 ? take_id_slot() : IdSlot();
+  IdSlot id_slot = ::geteuid() == 0 && !landlock ? take_id_slot() : IdSlot();
   Identity identity =
       choose_identity(spec, ::geteuid(), ::getegid(),
                       id_slot.held() ? std::optional<uid_t>(id_slot.host_id()) : std::nullopt);
@@ -203,12 +250,20 @@ Process launch(const Spec& spec) {
   std::unique_ptr<dry_run::Recorder> recorder =
       spec.dry_run ? dry_run::Recorder::begin(spec) : nullptr;
   PlanBuilder builder;
-  const std::vector<std::string> masked = add_root_layout(builder, spec, identity, recorder.get());
+  // The Landlock mode's tool writes its temporary files in a directory of its own (TMPDIR),
+  // confined by the ruleset instead of a root of mounts.
+  TempDir private_tmp = landlock ? TempDir("jail-tmp") : TempDir();
+  LandlockRuleset ruleset =
+      landlock ? make_landlock_ruleset(spec, private_tmp.path().string()) : LandlockRuleset{};
+  const std::vector<std::string> masked =
+      landlock ? ruleset.masked : add_root_layout(builder, spec, identity, recorder.get());
   for (const std::string& path : masked) jail::log().info("masked the credential store {}", path);
   builder.set_argv(spec.argv);
-  builder.set_envp(spec.env);
+  builder.set_envp(landlock ? with_private_tmp(spec.env, private_tmp.path().string()) : spec.env);
   builder.set_rlimits(rlimits_for(spec.limits));
-  const std::vector<std::pair<std::string, std::string>> quotas = jail_quotas();
+  // Per user namespace: the Landlock mode has none of its own to set them in.
+  const std::vector<std::pair<std::string, std::string>> quotas =
+      landlock ? std::vector<std::pair<std::string, std::string>>{} : jail_quotas();
   builder.set_quotas(quotas);
   child::Plan& plan = builder.finish();
   plan.rootfs_dir = spec.rootfs ? builder.keep(*spec.rootfs) : nullptr;
@@ -218,7 +273,9 @@ Process launch(const Spec& spec) {
     plan.layer_store_size = builder.keep(std::to_string(*recorder->store_size()));
   plan.hostname = builder.keep(spec.hostname);
   plan.hostname_len = spec.hostname.size();
-  plan.new_net = spec.net == Net::none;
+  plan.new_net = !landlock && spec.net == Net::none;
+  plan.landlock = landlock;
+  plan.landlock_ruleset_fd = ruleset.fd.get();
   plan.cwd = builder.keep(normalize_jail_path(spec.cwd));
   plan.uid = identity.uid;
   plan.gid = identity.gid;
@@ -237,11 +294,13 @@ Process launch(const Spec& spec) {
   // Writes there are watched only under a filter, which is what sends them to the supervisor.
   const std::optional<std::string> watched_cwd = policy ? read_only_cwd(spec) : std::nullopt;
   if (policy) {
-    plan.exits_watched = route_to_supervisor(
-        *policy, spec, reinterpret_cast<std::uint64_t>(plan.envp), watched_cwd.has_value());
+    plan.exits_watched =
+        route_to_supervisor(*policy, spec, reinterpret_cast<std::uint64_t>(plan.envp),
+                            watched_cwd.has_value(), landlock);
   }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
-  plan.scope_abstract_sockets = landlock_abi() >= child::kLandlockAbiAbstractScope;
+  plan.scope_abstract_sockets = landlock ? ruleset.scopes_abstract_sockets
+                                         : landlock_abi() >= child::kLandlockAbiAbstractScope;
   timeline.mark(child::Phase::policy_compiled);
   const PtyPlan pty = plan_pty(spec);
   plan.pty = pty.enabled;
@@ -272,7 +331,10 @@ Process launch(const Spec& spec) {
   state->masked = masked;
   state->read_only_cwd = watched_cwd;
   state->abstract_sockets_scoped = plan.scope_abstract_sockets;
-  if (policy) state->sockets = socket_access(spec, identity);
+  if (policy) state->sockets = socket_access(spec, identity, landlock);
+  state->isolation = landlock ? "landlock" : "namespaces";
+  state->landlock = landlock;
+  state->private_tmp = std::move(private_tmp);
   for (const auto& [path, value] : quotas)
     state->quotas.emplace_back(path.substr(path.rfind('/') + 1), std::stoull(value));
   if (const auto msgqueue = rlimit_in_force(spec.limits, RLIMIT_MSGQUEUE))
@@ -305,8 +367,10 @@ Process launch(const Spec& spec) {
   timeline.mark(child::Phase::cgroup_created);
 
   clone_args args{};
-  args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-               CLONE_NEWCGROUP | CLONE_PIDFD | (spec.net == Net::none ? CLONE_NEWNET : 0);
+  args.flags = landlock
+                   ? CLONE_PIDFD
+                   : CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                         CLONE_NEWCGROUP | CLONE_PIDFD | (spec.net == Net::none ? CLONE_NEWNET : 0);
   int pidfd = -1;
   args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
   // No SIGCHLD: a host that reaps its children with waitpid(-1) (a SIGCHLD handler, a child
@@ -317,7 +381,7 @@ Process launch(const Spec& spec) {
   child::learn_caller_heap_start();
 
   state->started = std::chrono::steady_clock::now();
-  const long pid = ::syscall(SYS_clone3, &args, sizeof args);
+  const long pid = clone_child(args, landlock);
   if (pid == 0) child::run(plan);  // never returns
   if (pid < 0) {
     const int err = errno;
@@ -335,7 +399,7 @@ Process launch(const Spec& spec) {
     // v2 without CLONE_INTO_CGROUP: placed while it still waits for the go byte, before it can
     // run anything. v1: it joins by itself (above).
     if (plan.cgroup_tasks_count == 0) state->cgroup.attach(state->pid);
-    write_id_maps(state->pid, identity);
+    if (!landlock) write_id_maps(state->pid, identity);
     timeline.mark(child::Phase::id_maps_written);
   } catch (...) {
     kill_and_reap(state->pidfd.get(), state->pid);
@@ -354,6 +418,26 @@ Process launch(const Spec& spec) {
   state->go_write = std::move(go.write);
   state->reports = ReportChannel(std::move(report.read));
   return Process(std::move(state));
+}
+
+Process launch(const Spec& spec) {
+  if (spec.runtime == Runtime::runsc) return launch_runsc(spec);
+  switch (spec.isolation) {
+    case Isolation::namespaces:
+      return launch_native(spec, false);
+    case Isolation::landlock:
+      return launch_native(spec, true);
+    case Isolation::automatic:
+      break;
+  }
+  try {
+    return launch_native(spec, false);
+  } catch (const Error& error) {
+    if (!user_namespaces_refused(error)) throw;
+    jail::log().info("{}; running the tool in the Landlock mode instead (docs/landlock.md)",
+                     error.what());
+    return launch_native(spec, true);
+  }
 }
 
 Result run(const Spec& spec, const RunOutput& output) {

@@ -24,6 +24,7 @@
 #include "policy/policy.hpp"
 #include "report_channel.hpp"
 #include "seccomp/connect_broker.hpp"
+#include "temp_dir.hpp"
 #include "timeline.hpp"
 #include "unique_fd.hpp"
 
@@ -66,6 +67,12 @@ struct Process::State {
   IdSlot id_slot;
   std::vector<std::string> masked;       // credential stores hidden in the binds (Result::masked)
   bool abstract_sockets_scoped = false;  // Result::abstract_sockets_scoped
+  std::string isolation;                 // Result::isolation
+  // The Landlock mode: the init must end the tool's processes itself, so a SIGKILL for the jail
+  // closes go_write (the init's lifeline) instead of killing the init; and the tool's private
+  // temporary directory, removed with the state.
+  bool landlock = false;
+  TempDir private_tmp;
   // Under a filter, natively: what the connect broker lets the tool reach beyond the jail's own
   // sockets, and as whom (seccomp/connect_broker.hpp).
   std::optional<SocketAccess> sockets;

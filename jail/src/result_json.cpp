@@ -86,6 +86,8 @@ std::string to_json(const Result& result) {
     masked.push_back(nlohmann::ordered_json(text_json(path)));
   json["masked"] = masked;
   json["abstract_sockets_scoped"] = result.abstract_sockets_scoped;
+  json["isolation"] = result.isolation.empty() ? nlohmann::ordered_json()
+                                               : nlohmann::ordered_json(result.isolation);
   nlohmann::ordered_json quotas = nlohmann::ordered_json::object();
   for (const auto& [name, value] : result.quotas) quotas[name] = value;
   json["quotas"] = quotas;

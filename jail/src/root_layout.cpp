@@ -16,25 +16,6 @@
 namespace jail {
 namespace {
 
-// The directories programs are loaded from. On a merged-/usr host most are symlinks into /usr,
-// recreated as the same symlinks rather than bound.
-constexpr std::array kSystemDirs = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
-
-// What ordinary programs read from /etc: the loader cache, name-service switch, time zone,
-// certificates, Debian's alternatives (many /usr/bin names point there), protocol tables.
-// Nothing with secrets or host identity (shadow, machine-id, ssh, hostname) is here.
-constexpr std::array kEtcEntries = {"ld.so.cache",   "ld.so.conf",      "ld.so.conf.d",
-                                    "nsswitch.conf", "localtime",       "timezone",
-                                    "ssl",           "ca-certificates", "ca-certificates.conf",
-                                    "alternatives",  "protocols",       "services",
-                                    "host.conf",     "gai.conf",        "mime.types",
-                                    "inputrc",       "python3",         "python3.11",
-                                    "python3.12",    "bash.bashrc",     "profile",
-                                    "issue",         "debian_version",  "os-release",
-                                    "login.defs"};
-
-constexpr std::array kDevices = {"null", "zero", "full", "random", "urandom", "tty"};
-
 constexpr std::uint64_t kDevShmBytes = 64ull << 20;
 constexpr std::uint64_t kDevBytes = 64ull << 10;
 

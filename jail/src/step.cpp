@@ -18,6 +18,10 @@ std::string_view step_name(Step step) {
       return "mount_overlay";
     case Step::layer_store:
       return "layer_store";
+    case Step::landlock:
+      return "landlock";
+    case Step::subreaper:
+      return "subreaper";
     case Step::stage_root:
       return "stage_root";
     case Step::create_mount_target:

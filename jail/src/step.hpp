@@ -54,6 +54,8 @@ enum class Step : std::int32_t {
   user_quotas,      // the init setting its user namespace's inotify/fanotify limits
   landlock_scope,   // the tool's Landlock domain scoping abstract Unix sockets
   layer_store,      // a capped dry run's tmpfs of layers, made and handed to the parent
+  landlock,         // the Landlock mode's tool confining itself (landlock_restrict_self)
+  subreaper,        // the Landlock mode's init becoming its descendants' reaper
 };
 
 [[nodiscard]] std::string_view step_name(Step);

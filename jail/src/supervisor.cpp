@@ -59,6 +59,12 @@ void signal_tool(Process::State& state, int signal) {
       return;
     }
   }
+  if (state.landlock && signal == SIGKILL && state.go_write.valid()) {
+    // Without a pid namespace a killed init would leave the tool's processes running: closing
+    // its lifeline makes it end every one of them, then itself (child/init.cpp).
+    state.go_write.reset();
+    return;
+  }
   ::syscall(SYS_pidfd_send_signal, state.pidfd.get(), signal, nullptr, 0);
 }
 
@@ -327,6 +333,7 @@ Result Supervisor::finish() {
   result.timings = state_.timeline.phases(record.reports);
   result.masked = state_.masked;
   result.abstract_sockets_scoped = state_.abstract_sockets_scoped;
+  result.isolation = state_.isolation;
   result.quotas = state_.quotas;
   // A run that never got past setup ran no tool: its session goes with the Recorder.
   if (state_.dry_run && result.outcome != Outcome::setup_error) {

@@ -71,7 +71,7 @@ std::string describe(const RunResult& result) {
 
 JailProcess::JailProcess(const std::vector<std::string>& args, const RunOptions& options) {
   // Everything the child needs is prepared before fork.
-  std::vector<std::string> argv_storage;
+  std::vector<std::string> argv_storage = options.wrapper;
   argv_storage.emplace_back(JAIL_BINARY);
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -49,6 +49,9 @@ struct RunOptions {
   int stdout_fd = -1;                  // jail's stdout (e.g. a terminal) instead of the pipe
   int stderr_fd = -1;                  // jail's stderr (e.g. a pipe nobody reads), the same
   std::vector<std::string> extra_env;  // K=V added to (or replacing in) the caller's environment
+  // A program (absolute path, and its arguments) that jail is started through, which execs it:
+  // e.g. the no_userns probe, a host whose user namespaces are refused.
+  std::vector<std::string> wrapper;
 };
 
 struct RunResult {

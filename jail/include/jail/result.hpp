@@ -117,7 +117,10 @@ struct Result {
   double cpu_sys_ms = 0;
   std::uint64_t peak_memory_bytes = 0;
   std::optional<Limit> limit_hit;  // the limit that ended or shaped the run
-  bool output_truncated = false;   // the tool's output was cut at max_output_bytes
+  // "namespaces" or "landlock": the mode the tool ran in (Spec::isolation), so that nobody takes
+  // one for the other. Empty when the run never started.
+  std::string isolation;
+  bool output_truncated = false;  // the tool's output was cut at max_output_bytes
   // run() under Stdio::pipe: the tool's stdout and stderr, each up to RunOutput::keep_bytes; the
   // flags say a stream went on past that (the rest was read and dropped, never blocked).
   std::string stdout_bytes;

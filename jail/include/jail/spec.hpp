@@ -19,6 +19,13 @@ namespace jail {
 // Which network the tool sees. `none` is a fresh network namespace holding only `lo`.
 enum class Net { none, host };
 
+// How the tool is kept apart. namespaces: its own user, mount, pid, network, IPC and UTS
+// namespaces (the full jail). landlock: for hosts where a user namespace cannot be made (a
+// container's seccomp profile, user.max_user_namespaces = 0): no namespaces, the host's
+// filesystem confined by Landlock, the same seccomp policy (docs/landlock.md says what it cannot
+// keep). automatic: namespaces where the kernel lets this caller make them, else landlock.
+enum class Isolation { automatic, namespaces, landlock };
+
 enum class MountKind { bind, ro_bind, tmpfs };
 
 // How the tool's stdin/stdout/stderr are connected.
@@ -129,6 +136,7 @@ struct Spec {
 
   std::string hostname = "jail";
   Net net = Net::none;
+  Isolation isolation = Isolation::automatic;
   // The tool connects only to Unix sockets made inside the jail: socket files on its own
   // filesystems (/tmp, /dev/shm, a tmpfs, a dry run's layer) and, in its own network
   // namespace, abstract names. These reach the host's on purpose: socket files, as paths in the

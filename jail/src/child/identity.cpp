@@ -59,4 +59,22 @@ void drop_identity(const Plan& plan) {
   if (!identity_confirmed(plan)) fail(plan, Step::verify_identity, EPERM);
 }
 
+void keep_caller_identity(const Plan& plan) {
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
+    fail(plan, Step::drop_capabilities, errno);
+  }
+  if (sys::capset_empty() != 0) fail(plan, Step::drop_capabilities, errno);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(plan, Step::no_new_privs, errno);
+  // The bounding set stays (dropping it takes CAP_SETPCAP): with no_new_privs no execve can
+  // raise a capability from it.
+  uid_t ruid, euid, suid;
+  gid_t rgid, egid, sgid;
+  if (::getresuid(&ruid, &euid, &suid) != 0 || ::getresgid(&rgid, &egid, &sgid) != 0 ||
+      ruid != plan.uid || euid != plan.uid || suid != plan.uid || rgid != plan.gid ||
+      egid != plan.gid || sgid != plan.gid || !sys::capabilities_empty() ||
+      ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1) {
+    fail(plan, Step::verify_identity, EPERM);
+  }
+}
+
 }  // namespace jail::child

@@ -10,5 +10,8 @@ namespace jail::child {
 // capabilities the init has over its own namespaces: the namespace maps no other id to act as.
 void take_tool_ids(const Plan& plan);
 void drop_identity(const Plan& plan);
+// The Landlock mode's: the tool keeps the caller's own ids (no namespace maps others); what it
+// gives up is every capability (an unprivileged caller has none to start with) and new privileges.
+void keep_caller_identity(const Plan& plan);
 
 }  // namespace jail::child

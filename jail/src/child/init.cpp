@@ -53,7 +53,7 @@ void close_inherited_fds(const Plan& plan) {
       fail(plan, Step::close_inherited_fds, EBADF);
     }
   }
-  unsigned keep[3 + Plan::kMaxCgroupTasks + 2 * Plan::kMaxBindSources];
+  unsigned keep[4 + Plan::kMaxCgroupTasks + 2 * Plan::kMaxBindSources];
   std::size_t kept = 0;
   keep[kept++] = static_cast<unsigned>(plan.go_fd);
   keep[kept++] = static_cast<unsigned>(plan.report_fd);
@@ -71,6 +71,7 @@ void close_inherited_fds(const Plan& plan) {
     }
   }
   if (plan.rootfs_fd >= 0) keep[kept++] = static_cast<unsigned>(plan.rootfs_fd);
+  if (plan.landlock_ruleset_fd >= 0) keep[kept++] = static_cast<unsigned>(plan.landlock_ruleset_fd);
   std::sort(keep, keep + kept);
   unsigned next = 3;
   for (std::size_t i = 0; i < kept; ++i) {
@@ -164,7 +165,64 @@ struct Reaper {
   int report_fd = -1;
   bool trace_timing = false;
   pid_t tool = 0;
+  // The Landlock mode: no pid namespace ends the tool's processes with the init, so the init
+  // ends them (end_descendants), and jail's own signals come from its parent, not from pid 0.
+  bool landlock = false;
+  pid_t parent = 0;
 };
+
+// "/proc/self/task/TID/children" for this single-threaded init, into `out` (64 bytes).
+void children_path(char* out, long tid) {
+  constexpr char kHead[] = "/proc/self/task/";
+  constexpr char kTail[] = "/children";
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + tid % 10);
+    tid /= 10;
+  } while (tid > 0);
+  // Plain loops: after the caller's memory is let go, no C library function is called.
+  char* at = out;
+  for (const char* c = kHead; *c != '\0'; ++c) *at++ = *c;
+  while (n > 0) *at++ = digits[--n];
+  for (const char* c = kTail;; ++c) {
+    *at++ = *c;
+    if (*c == '\0') break;
+  }
+}
+
+// Every process below the init, SIGKILLed and reaped. It is their subreaper: an orphan comes to
+// it, so killing its children round after round reaches every descendant, however they forked
+// or changed sessions; a child pid cannot be reused before the init has reaped it.
+void end_descendants() {
+  char path[64];
+  children_path(path, raw::call(SYS_gettid));
+  char listed[4096];
+  for (;;) {
+    bool any = false;
+    const long fd = raw::call(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      const long n = raw::call(SYS_read, fd, listed, sizeof listed - 1);
+      raw::call(SYS_close, fd);
+      long pid = 0;
+      for (long i = 0; i < n + 1; ++i) {
+        const char c = i < n ? listed[i] : ' ';
+        if (c >= '0' && c <= '9') {
+          pid = pid * 10 + (c - '0');
+        } else if (pid > 0) {
+          raw::call(SYS_kill, pid, SIGKILL);
+          any = true;
+          pid = 0;
+        }
+      }
+    }
+    int status = 0;
+    // Reap what died; wait for one when only the dying are left, until none is left at all.
+    long done = raw::call(SYS_wait4, -1, &status, WNOHANG | __WALL, nullptr);
+    if (done == 0 && !any) done = raw::call(SYS_wait4, -1, &status, __WALL, nullptr);
+    if (done == -ECHILD) return;
+  }
+}
 
 [[noreturn]] void reap(const Reaper reaper) {
   for (;;) {
@@ -174,7 +232,10 @@ struct Reaper {
     if (ready < 0) raw::exit_group(kSetupFailedStatus);
     // The go pipe's write end lives as long as the jail's parent process: EOF means it died
     // (even by SIGKILL), and leaving here takes the whole namespace with us.
-    if (fds[1].revents != 0) raw::exit_group(128 + SIGKILL);
+    if (fds[1].revents != 0) {
+      if (reaper.landlock) end_descendants();
+      raw::exit_group(128 + SIGKILL);
+    }
     if ((fds[0].revents & POLLIN) == 0) continue;
     signalfd_siginfo info;
     if (raw::call(SYS_read, reaper.signal_fd, &info, sizeof info) != sizeof info) continue;
@@ -185,10 +246,12 @@ struct Reaper {
         if (done == reaper.tool) {
           mark(reaper.trace_timing, reaper.report_fd, Phase::tool_exited);
           send_report(reaper.report_fd, ReportKind::tool_exited, Step::exec, 0, status);
+          if (reaper.landlock) end_descendants();
           raw::exit_group(exit_code_of(status));
         }
       }
-    } else if (info.ssi_pid == 0 || info.ssi_code == SI_KERNEL) {
+    } else if (info.ssi_pid == 0 || info.ssi_code == SI_KERNEL ||
+               (reaper.landlock && static_cast<pid_t>(info.ssi_pid) == reaper.parent)) {
       // Only signals from outside the jail (sender pid 0 here) are forwarded; the tool signalling
       // its own init gets nothing.
       raw::call(SYS_kill, reaper.tool, info.ssi_signo);
@@ -212,13 +275,19 @@ void run(Plan& plan) {
   wait_for_parent(plan);
   // Before anything else: the jail's limits hold for all it does from here on.
   join_cgroups(plan);
-  // The namespace maps the tool's ids only: the setup runs as them, with capabilities over the
-  // jail's own namespaces and none over the host's files (the parent opened the bind sources).
-  take_tool_ids(plan);
-  set_user_quotas(plan);
+  if (!plan.landlock) {
+    // The namespace maps the tool's ids only: the setup runs as them, with capabilities over
+    // the jail's own namespaces and none over the host's files (the parent opened the sources).
+    take_tool_ids(plan);
+    set_user_quotas(plan);
+  }
   mark(plan, Phase::released);
-  build_root(plan);
-  if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);
+  if (!plan.landlock) {
+    build_root(plan);
+    if (::sethostname(plan.hostname, plan.hostname_len) != 0) fail(plan, Step::hostname, errno);
+  } else if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    fail(plan, Step::subreaper, errno);
+  }
   // The caller's session keyring is inherited; the tool gets an empty one of its own (ENOSYS: a
   // kernel without keys, where there is nothing to leave behind).
   if (::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS) {
@@ -234,7 +303,11 @@ void run(Plan& plan) {
 
   // The reaper gives up its privileges before the tool exists, so the tool never shares the
   // namespace with a privileged process it could reach.
-  drop_identity(plan);
+  if (plan.landlock) {
+    keep_caller_identity(plan);
+  } else {
+    drop_identity(plan);
+  }
   // Checked as the tool's identity: a directory it cannot enter is a setup error, not a surprise.
   if (::chdir(plan.cwd) != 0) fail(plan, Step::cwd, errno);
   // Not dumpable (set after the uid change, which resets it): the tool, same uid, cannot ptrace
@@ -244,7 +317,13 @@ void run(Plan& plan) {
 
   const int pty_slave = plan.pty ? open_pty(plan) : -1;
   const pid_t tool = start_tool(plan, pty_slave);
-  const Reaper reaper{signal_fd, plan.go_fd, plan.report_fd, plan.trace_timing, tool};
+  const Reaper reaper{signal_fd,
+                      plan.go_fd,
+                      plan.report_fd,
+                      plan.trace_timing,
+                      tool,
+                      plan.landlock,
+                      static_cast<pid_t>(::getppid())};
   // The tool runs; the init needs nothing of the caller's any more.
   let_go_of_caller_memory(maps_fd);
   reap(reaper);

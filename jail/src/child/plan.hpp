@@ -121,6 +121,11 @@ struct Plan {
   // Landlock ABI 6+: the tool reaches only abstract Unix sockets made inside its own domain (the
   // host's, with --net host, are refused). The parent checks the ABI; false on older kernels.
   bool scope_abstract_sockets = false;
+  // The Landlock mode (Spec::isolation): no namespaces, so no identity to take, no root to
+  // build; the init ends every descendant itself (it is their subreaper), and the tool confines
+  // itself with this ruleset (the parent's, inherited) just before its seccomp filter.
+  bool landlock = false;
+  int landlock_ruleset_fd = -1;
 
   // When set, the tool's stdio fds in pty_fds (bit n = fd n) are the slave of a pty allocated
   // inside the jail; the master goes to the parent, which relays it to the caller's terminal.

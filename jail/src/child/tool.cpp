@@ -81,7 +81,13 @@ void scope_abstract_sockets(const Plan& plan) {
   if (::syscall(SYS_close_range, 3, UINT_MAX, CLOSE_RANGE_CLOEXEC) != 0) {
     fail(plan, Step::close_inherited_fds, errno);
   }
-  if (plan.scope_abstract_sockets) scope_abstract_sockets(plan);
+  if (plan.landlock) {
+    // The whole confinement of the Landlock mode: its files, its signals, its abstract sockets.
+    if (::syscall(SYS_landlock_restrict_self, plan.landlock_ruleset_fd, 0) != 0)
+      fail(plan, Step::landlock, errno);
+  } else if (plan.scope_abstract_sockets) {
+    scope_abstract_sockets(plan);
+  }
   // Whether the command is there, asked while the filter still allows it: an ENOENT from
   // execve then means its interpreter or loader is missing, not the command.
   const CommandFile command = find_command_file(plan);

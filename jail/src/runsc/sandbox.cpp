@@ -167,6 +167,7 @@ Process launch_runsc(const Spec& spec) {
   const std::string runsc = find_runsc();
   timeline.mark(child::Phase::spec_checked);
   auto state = std::make_unique<Process::State>();
+  state->isolation = "gvisor";
   const std::filesystem::path parent = oci::run_bundle_parent();
   state->runsc =
       std::make_unique<RunscSandbox>(runsc, TempDir(runsc_run_dir_prefix(), parent), random_id());

@@ -154,6 +154,12 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
     return std::nullopt;
   }
   const sa_family_t family = family_of(job.address);
+  if (access_.landlock && access_.net_none && family != AF_UNIX && family != AF_UNSPEC) {
+    // No network namespace holds this connect in: --net none is this refusal.
+    answer(job.id, EACCES);
+    return refused("address family " + std::to_string(family),
+                   "the network under --net none in the Landlock mode", EACCES);
+  }
   if (family == AF_UNIX && job.address.size() > sizeof(sockaddr_un)) {
     answer(job.id, EINVAL);  // as the kernel answers
     return std::nullopt;
@@ -180,6 +186,8 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
                              abstract) != access_.allowed_abstract.end();
     if (!allowed && access_.own_network) {
       allowed = in_network_of(job.socket.get(), tid);
+    } else if (!allowed && access_.landlock) {
+      allowed = false;  // the host's names, and no namespace tells the jail's from them
     } else if (!allowed) {
       // The host's network: the name is the jail's only where a process of the jail listens,
       // which the worker checks around the connect itself (not here: reading the jail's

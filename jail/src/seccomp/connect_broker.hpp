@@ -34,6 +34,11 @@ struct SocketAccess {
   std::vector<PinnedSocket> allowed_sockets;  // found before the tool started
   std::vector<std::string> allowed_abstract;
   bool own_network = true;  // the jail has a network namespace of its own (--net none)
+  // The Landlock mode: the workers' connects are not confined by the tool's Landlock domain,
+  // so the broker itself refuses what the domain would (inet sockets under --net none,
+  // abstract names not allowed by name).
+  bool landlock = false;
+  bool net_none = false;
   // A root caller's tool runs as host ids of its own: the connects are made as those.
   std::optional<HostIds> connect_as;
 };

@@ -1,0 +1,285 @@
+// The Landlock mode: where no user namespace can be made (here: the no_userns probe refuses
+// them as Docker's default profile does), jail still runs the tool, and says in which mode. Each
+// test runs twice, as an unprivileged caller: through no_userns (the mode chosen automatically)
+// and in the namespaces mode, so the two stay comparable. Attacks, each checked on the host:
+// a secret in $HOME and a credential store in the project, writes outside the binds, a signal to
+// a process of the same user outside the jail, a TCP connect to 127.0.0.1 and a Unix socket of
+// the user's, a call the policy kills, and processes left behind by a SIGKILLed jail.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "host_socket.hpp"
+#include "run_jail.hpp"
+
+namespace jail_test {
+namespace {
+
+enum class Mode { landlock, namespaces };
+
+void kill_processes_with(const std::string& marker) {
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return;
+  while (const dirent* entry = ::readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::strtol(entry->d_name, nullptr, 10));
+    if (pid <= 0) continue;
+    std::string cmdline =
+        read_file("/proc/" + std::string(entry->d_name) + "/cmdline").value_or("");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(marker) != std::string::npos) ::kill(pid, SIGKILL);
+  }
+  ::closedir(proc);
+}
+
+class LandlockMode : public ::testing::TestWithParam<Mode> {
+ protected:
+  void SetUp() override {
+    for (const std::string& dir : {home_, project_, work_, outside_}) {
+      ASSERT_EQ(::mkdir(dir.c_str(), dir == home_ ? 0700 : 0755), 0) << dir;
+      ASSERT_EQ(::chown(dir.c_str(), kNobodyUid, kNobodyGid), 0) << dir;
+    }
+    write_file(home_ + "/secret.txt", "HOME-SECRET\n", 0600);
+    ASSERT_EQ(::mkdir((project_ + "/.aws").c_str(), 0700), 0);
+    ASSERT_EQ(::chown((project_ + "/.aws").c_str(), kNobodyUid, kNobodyGid), 0);
+    write_file(project_ + "/.aws/credentials", "AWS-SECRET\n", 0600);
+    write_file(project_ + "/main.py", "print('main')\n");
+  }
+
+  [[nodiscard]] bool landlock() const { return GetParam() == Mode::landlock; }
+
+  RunOptions options() const {
+    RunOptions options;
+    options.caller = Caller::unprivileged;
+    options.cwd = project_;
+    options.extra_env = {"HOME=" + home_};
+    if (landlock()) options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns"};
+    return options;
+  }
+
+  std::vector<std::string> args(std::vector<std::string> flags, const std::string& script) const {
+    flags.insert(flags.end(), {"--", "sh", "-c", script});
+    return flags;
+  }
+
+  RunResult run(std::vector<std::string> flags, const std::string& script) const {
+    return run_jail(args(std::move(flags), script), options());
+  }
+
+  TempDir base_;
+  std::string home_ = base_ / "home";
+  std::string project_ = base_ / "project";
+  std::string work_ = base_ / "work";
+  std::string outside_ = base_ / "outside";
+};
+
+TEST_P(LandlockMode, TheToolRunsAndTheStatusNamesTheMode) {
+  const std::string status = base_ / "status.json";
+  const RunResult r = run({"--status-file", status}, "echo ran; exit 7");
+  EXPECT_EQ(r.exit_code, 7) << describe(r);
+  EXPECT_NE(r.out.find("ran"), std::string::npos) << describe(r);
+  const auto json = nlohmann::json::parse(read_file(status).value_or("null"), nullptr, false);
+  ASSERT_TRUE(json.is_object()) << describe(r);
+  EXPECT_EQ(json["isolation"], landlock() ? "landlock" : "namespaces") << json.dump(2);
+}
+
+TEST_P(LandlockMode, FilesOutsideTheBindsStayOutOfReach) {
+  const RunResult r = run({"--bind", work_}, "cat " + home_ +
+                                                 "/secret.txt; cat .aws/credentials; cat main.py; "
+                                                 "echo x > " +
+                                                 outside_ +
+                                                 "/planted; echo y > \"${TMPDIR:-/tmp}/t\" && "
+                                                 "echo tmp-ok; echo z > " +
+                                                 work_ +
+                                                 "/out && echo work-ok; "
+                                                 "echo w > main.py; true");
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.find("HOME-SECRET"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.out.find("AWS-SECRET"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("main"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("tmp-ok"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("work-ok"), std::string::npos) << describe(r);
+  EXPECT_FALSE(read_file(outside_ + "/planted").has_value()) << describe(r);
+  EXPECT_EQ(read_file(work_ + "/out"), "z\n");
+  EXPECT_EQ(read_file(project_ + "/main.py"), "print('main')\n") << "the project is read-only";
+}
+
+TEST_P(LandlockMode, ASignalToTheUsersOtherProcessesIsRefused) {
+  const pid_t victim = ::fork();
+  ASSERT_GE(victim, 0);
+  if (victim == 0) {
+    if (::setresgid(kNobodyGid, kNobodyGid, kNobodyGid) != 0 ||
+        ::setresuid(kNobodyUid, kNobodyUid, kNobodyUid) != 0)
+      ::_exit(126);
+    ::execl("/bin/sleep", "sleep", "60", nullptr);
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const RunResult r = run({}, "kill -TERM " + std::to_string(victim) + "; echo kill=$?");
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.find("kill=0"), std::string::npos) << describe(r);
+  int status = 0;
+  EXPECT_EQ(::waitpid(victim, &status, WNOHANG), 0) << "the host process was signalled";
+  ::kill(victim, SIGKILL);
+  ::waitpid(victim, &status, 0);
+}
+
+TEST_P(LandlockMode, NetNoneReachesNeitherLoopbackNorTheUsersSockets) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const int port = ntohs(address.sin_port);
+  // A session bus's or tmux's socket: the user's own, in a directory only the user reaches.
+  const std::string bus = outside_ + "/bus";
+  HostServer server(bus, SOCK_STREAM);
+  ASSERT_TRUE(server.bound());
+
+  const std::string tool =
+      "import socket\n"
+      "for family, kind, where in ((socket.AF_INET, socket.SOCK_STREAM, ('127.0.0.1', " +
+      std::to_string(port) + ")), (socket.AF_UNIX, socket.SOCK_STREAM, '" + bus +
+      "')):\n"
+      "    try:\n"
+      "        s = socket.socket(family, kind); s.settimeout(2); s.connect(where)\n"
+      "        print('connected', where)\n"
+      "    except OSError as e:\n"
+      "        print('refused', where, e.errno)\n"
+      "try:\n"
+      "    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', " +
+      std::to_string(port) +
+      "))\n"
+      "    print('udp sent')\n"
+      "except OSError as e:\n"
+      "    print('udp refused', e.errno)\n";
+  const RunResult r = run_jail({"--", "python3", "-c", tool}, options());
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.find("connected"), std::string::npos) << describe(r);
+  EXPECT_EQ(server.reached(), 0) << describe(r);
+  const int accepted = ::accept(listener, nullptr, nullptr);
+  EXPECT_LT(accepted, 0) << "a TCP connection reached the host's loopback";
+  if (accepted >= 0) ::close(accepted);
+  ::close(listener);
+  // In the namespaces mode the datagram goes to the jail's own loopback, where no one listens.
+  if (landlock()) {
+    EXPECT_NE(r.out.find("udp refused"), std::string::npos) << describe(r);
+  }
+}
+
+TEST_P(LandlockMode, ACallThePolicyKillsEndsTheRunWith159) {
+  const RunResult r = run_jail(
+      {"--", "python3", "-c", "import ctypes; ctypes.CDLL(None).ptrace(0, 0, 0, 0)"}, options());
+  EXPECT_EQ(r.exit_code, 159) << describe(r);
+}
+
+TEST_P(LandlockMode, NothingOfTheToolOutlivesASigkilledJail) {
+  // Put together by the tool, so that only its orphans' command lines hold it (not jail's).
+  const std::string tail = "orphan-" + std::to_string(::getpid());
+  const std::string marker = "jail-landlock-" + tail;
+  JailProcess jail(
+      args({}, "m=jail-landlock-; setsid sh -c 'sleep 1000; :' \"${m}" + tail +
+                   "\" & (sh -c 'sleep 1000; :' \"${m}" + tail + "\" &); echo READY; sleep 1000"),
+      options());
+  ASSERT_TRUE(jail.wait_for_stdout("READY", std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(processes_with(marker), 2) << "the tool's processes were not started";
+  ::kill(jail.pid(), SIGKILL);
+  (void)jail.wait(std::chrono::seconds(10));
+  int left = 0;
+  for (int i = 0; i < 100 && (left = processes_with(marker)) > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(left, 0) << "processes of the tool survived jail";
+  if (left > 0) kill_processes_with(marker);  // this run's own, by the pids that hold its marker
+}
+
+// `jail doctor` says which mode this host gives the caller, and why.
+TEST(LandlockDoctor, NamesTheModeAndWhy) {
+  RunOptions options;
+  options.caller = Caller::unprivileged;
+  options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns"};
+  const RunResult refused = run_jail({"doctor", "--format", "json"}, options);
+  const auto json = nlohmann::json::parse(refused.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << describe(refused);
+  const auto& facts = json["user_namespaces"];
+  EXPECT_EQ(facts["isolation"], "landlock") << json.dump(2);
+  EXPECT_NE(facts["caller_error"].get<std::string>().find("EPERM"), std::string::npos)
+      << json.dump(2);
+  const RunResult text = run_jail({"doctor"}, options);
+  EXPECT_NE(text.out.find("runs: yes, in the Landlock mode"), std::string::npos) << describe(text);
+
+  options.wrapper.clear();
+  const RunResult here = run_jail({"doctor", "--format", "json"}, options);
+  const auto native = nlohmann::json::parse(here.out, nullptr, false);
+  ASSERT_TRUE(native.is_object()) << describe(here);
+  EXPECT_EQ(native["user_namespaces"]["isolation"], "namespaces");
+}
+
+// What the mode cannot keep is refused with the reason, never run with the request dropped.
+TEST_P(LandlockMode, WhatTheModeCannotKeepIsRefused) {
+  if (!landlock()) GTEST_SKIP() << "the namespaces mode keeps all of these; nothing to refuse";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--dry-run"}, "cannot make a dry run"},
+      {{"--tmpfs", "/scratch"}, "cannot mount a tmpfs at /scratch"},
+      {{"--bind", work_ + ":/work"}, "cannot show " + work_ + " at /work"},
+      {{"--bind", ".", "--protect", "main.py"}, "read-only inside the writable"},
+      {{"--hostname", "other"}, "cannot set --hostname"},
+      {{"--policy", "none"}, "without a seccomp filter"},
+  };
+  for (const auto& [flags, message] : cases) {
+    const RunResult r = run(flags, "echo RAN");
+    EXPECT_EQ(r.exit_code, 125) << describe(r);
+    EXPECT_EQ(r.out.find("RAN"), std::string::npos) << describe(r);
+    EXPECT_NE(r.err.find(message), std::string::npos) << describe(r);
+  }
+  RunOptions as_root;
+  as_root.cwd = project_;
+  const RunResult root = run_jail({"--isolation", "landlock", "--", "true"}, as_root);
+  EXPECT_EQ(root.exit_code, 125) << describe(root);
+  EXPECT_NE(root.err.find("it would be host root"), std::string::npos) << describe(root);
+}
+
+// Below Landlock ABI 6 the tool's signals could not be kept in: the mode refuses, naming the ABI
+// it found, rather than run with that hole. JAIL_LANDLOCK_ABI_MAX plays the older kernels here.
+TEST(LandlockAbi, OlderAbisAreRefusedWithTheReason) {
+  RunOptions options;
+  options.caller = Caller::unprivileged;
+  options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns"};
+  for (const char* abi : {"2", "4", "5"}) {
+    options.extra_env = {std::string("JAIL_LANDLOCK_ABI_MAX=") + abi};
+    const RunResult r = run_jail({"--", "true"}, options);
+    EXPECT_EQ(r.exit_code, 125) << abi << "\n" << describe(r);
+    EXPECT_NE(r.err.find(std::string("this kernel offers ABI ") + abi), std::string::npos)
+        << describe(r);
+  }
+  options.extra_env = {"JAIL_LANDLOCK_ABI_MAX=6"};
+  const RunResult six = run_jail({"--", "sh", "-c", "exit 3"}, options);
+  EXPECT_EQ(six.exit_code, 3) << describe(six);
+}
+
+std::string mode_name(const ::testing::TestParamInfo<Mode>& mode) {
+  return mode.param == Mode::landlock ? "landlock" : "namespaces";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, LandlockMode, ::testing::Values(Mode::landlock, Mode::namespaces),
+                         mode_name);
+
+}  // namespace
+}  // namespace jail_test

@@ -1,0 +1,44 @@
+// Run on the host, around jail: `no_userns COMMAND [ARGS...]` runs COMMAND where no user
+// namespace can be made, as in a container under Docker's default seccomp profile or on a host
+// with user.max_user_namespaces = 0: unshare and clone with CLONE_NEWUSER fail with EPERM, and
+// clone3 (whose flags a filter cannot read) with ENOSYS, so that the C library falls back to
+// clone. The Landlock mode's tests run jail this way.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: no_userns COMMAND [ARGS...]\n");
+    return 2;
+  }
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3),
+      // Both take their flags first; CLONE_NEWUSER is in the low half.
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = {sizeof filter / sizeof filter[0], filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+    fprintf(stderr, "no_userns: cannot install the filter: %s\n", strerror(errno));
+    return 2;
+  }
+  execvp(argv[1], argv + 1);
+  fprintf(stderr, "no_userns: cannot run %s: %s\n", argv[1], strerror(errno));
+  return 127;
+}
