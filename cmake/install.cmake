@@ -54,6 +54,13 @@ file(GLOB jail_shipped_policies ${PROJECT_SOURCE_DIR}/policies/shipped/*.policy)
 install(FILES ${jail_shipped_policies} DESTINATION ${JAIL_POLICY_INSTALL_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/policies/LANGUAGE.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/docs/jail.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(CODE "
+  set(JAIL_DESTDIR \"\$ENV{DESTDIR}\")
+  set(JAIL_REAL_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  set(JAIL_PREFIX \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
+  set(JAIL_BINDIR \"${CMAKE_INSTALL_BINDIR}\")
+  include(\"${CMAKE_CURRENT_LIST_DIR}/apparmor_profile.cmake\")
+")
 
 # Installed without debug info (cmake/strip_installed.cmake says why); after runner/ installed
 # jail, as this file is included after add_subdirectory(runner).

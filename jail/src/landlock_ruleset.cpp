@@ -219,7 +219,8 @@ LandlockRuleset make_landlock_ruleset(const Spec& spec, const std::string& priva
     throw Error("landlock", ENOSYS,
                 fmt::format("the Landlock mode needs Landlock ABI {} (Linux 6.12) to keep the "
                             "tool's signals to its own processes; this kernel offers ABI {}. "
-                            "Allow user namespaces for the full jail (jail doctor says what "
+                            "Allow user namespaces for the full jail (on Ubuntu: sudo "
+                            "apparmor_parser -r /etc/apparmor.d/jail; jail doctor says what "
                             "refuses them)",
                             kLandlockSignalScopeAbi, out.abi));
   }

@@ -45,6 +45,7 @@
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
 #include "user_quotas.hpp"
+#include "userns_probe.hpp"
 
 namespace jail {
 namespace {
@@ -429,6 +430,13 @@ Process launch(const Spec& spec) {
       return launch_native(spec, true);
     case Isolation::automatic:
       break;
+  }
+  if (::geteuid() != 0 && userns_cannot_mount()) {
+    jail::log().info(
+        "user namespaces here hold no capability (Ubuntu's AppArmor restriction): running the "
+        "tool in the Landlock mode (docs/landlock.md); loading /etc/apparmor.d/jail gives the "
+        "full jail");
+    return launch_native(spec, true);
   }
   try {
     return launch_native(spec, false);

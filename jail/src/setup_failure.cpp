@@ -14,6 +14,7 @@
 
 #include "jail/limits.hpp"
 #include "step.hpp"
+#include "userns_probe.hpp"
 
 namespace jail {
 namespace {
@@ -171,10 +172,18 @@ SetupFailure describe_setup_failure(const child::Report& report, const FailureCo
     case Step::pivot_root:
     case Step::detach_old_root:
     case Step::mount_private:
-      failure.message = fmt::format(
-          "cannot switch to the jail's root ({}): {}: the host's mount setup does not allow it; "
-          "run `jail doctor`",
-          failure.step, errno_text(err));
+      failure.message =
+          err == EPERM && userns_restricted_here()
+              ? fmt::format(
+                    "cannot switch to the jail's root ({}): {}: this host gives an "
+                    "unprivileged user namespace no capability (Ubuntu's AppArmor "
+                    "restriction): load jail's profile (sudo apparmor_parser -r "
+                    "/etc/apparmor.d/jail) for the full jail, or use --isolation landlock",
+                    failure.step, errno_text(err))
+              : fmt::format(
+                    "cannot switch to the jail's root ({}): {}: the host's mount setup does not "
+                    "allow it; run `jail doctor`",
+                    failure.step, errno_text(err));
       return failure;
     case Step::setsid:
     case Step::securebits:

@@ -26,6 +26,11 @@ for f in "$prefix/bin/jail" "$prefix/include/jail/spec.hpp" "$prefix/include/jai
          "$(dirname "$config")/jailTargets.cmake" "$(dirname "$lib")/libjail_policies.a"; do
   [[ -n $f && -f $f ]] || { echo "not installed: ${f:-(a file)}"; exit 1; }
 done
+step "the AppArmor profile for Ubuntu's user-namespace restriction names the installed jail"
+profile=$prefix/etc/apparmor.d/jail
+grep -q "^profile jail $prefix/bin/jail flags=(unconfined) {" "$profile" ||
+  { echo "the AppArmor profile does not name $prefix/bin/jail:"; cat "$profile"; exit 1; }
+grep -q "^  userns,$" "$profile" || { echo "the AppArmor profile grants no userns"; exit 1; }
 echo "installed: $(cd "$prefix" && find . -type f | sort | tr '\n' ' ')"
 echo "installed size: $(du -sk "$prefix" | cut -f1) KiB"
 

@@ -256,6 +256,30 @@ TEST_P(LandlockMode, WhatTheModeCannotKeepIsRefused) {
   EXPECT_NE(root.err.find("it would be host root"), std::string::npos) << describe(root);
 }
 
+// Ubuntu's restriction: the user namespace is made, but it holds no capability, so the first
+// mount inside fails. Played by no_userns --caps-less (every mount call EPERM), with
+// JAIL_ASSUME_RESTRICTED_USERNS for the sysctl this host has no AppArmor to set.
+TEST(LandlockUbuntu, ACapabilityLessUserNamespaceFallsBackToo) {
+  TempDir dir;
+  RunOptions options;
+  options.caller = Caller::unprivileged;
+  options.cwd = dir.path();
+  options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns", "--caps-less"};
+  options.extra_env = {"JAIL_ASSUME_RESTRICTED_USERNS=1"};
+  const std::string status = dir / "status.json";
+  const RunResult r = run_jail({"--status-file", status, "--", "sh", "-c", "exit 4"}, options);
+  EXPECT_EQ(r.exit_code, 4) << describe(r);
+  const auto json = nlohmann::json::parse(read_file(status).value_or("null"), nullptr, false);
+  ASSERT_TRUE(json.is_object()) << describe(r);
+  EXPECT_EQ(json["isolation"], "landlock") << json.dump(2);
+
+  // Asked for the namespaces, the failure says what lifts the restriction.
+  const RunResult forced = run_jail({"--isolation", "namespaces", "--", "true"}, options);
+  EXPECT_EQ(forced.exit_code, 125) << describe(forced);
+  EXPECT_NE(forced.err.find("apparmor_parser -r /etc/apparmor.d/jail"), std::string::npos)
+      << describe(forced);
+}
+
 // Below Landlock ABI 6 the tool's signals could not be kept in: the mode refuses, naming the ABI
 // it found, rather than run with that hole. JAIL_LANDLOCK_ABI_MAX plays the older kernels here.
 TEST(LandlockAbi, OlderAbisAreRefusedWithTheReason) {

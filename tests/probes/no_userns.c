@@ -3,6 +3,9 @@
 // with user.max_user_namespaces = 0: unshare and clone with CLONE_NEWUSER fail with EPERM, and
 // clone3 (whose flags a filter cannot read) with ENOSYS, so that the C library falls back to
 // clone. The Landlock mode's tests run jail this way.
+// `no_userns --caps-less COMMAND [ARGS...]` plays Ubuntu's restriction instead: the user
+// namespace is made, but every mount call fails with EPERM, as it does in a namespace that
+// AppArmor left without capabilities.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
@@ -17,9 +20,11 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: no_userns COMMAND [ARGS...]\n");
+    fprintf(stderr, "usage: no_userns [--caps-less] COMMAND [ARGS...]\n");
     return 2;
   }
+  const int caps_less = strcmp(argv[1], "--caps-less") == 0;
+  if (caps_less) ++argv;
   struct sock_filter filter[] = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
@@ -32,7 +37,24 @@ int main(int argc, char** argv) {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
+  struct sock_filter mounts[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 8, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_umount2, 7, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pivot_root, 6, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open_tree, 5, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_move_mount, 4, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fsopen, 3, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fsmount, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount_setattr, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+  };
   struct sock_fprog program = {sizeof filter / sizeof filter[0], filter};
+  if (caps_less) {
+    program.len = sizeof mounts / sizeof mounts[0];
+    program.filter = mounts;
+  }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
     fprintf(stderr, "no_userns: cannot install the filter: %s\n", strerror(errno));
