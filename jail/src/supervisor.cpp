@@ -217,7 +217,10 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     if (fds[0].revents == 0) on_deadline();
     if (fds[1].revents != 0) on_reports();
     if ((fds[3].revents & POLLIN) != 0) {
-      (void)denials_->handle_one(state_.pidfd.get());
+      // A kill rule ends the jail. In the Landlock mode a SIGKILLed init would leave the tool's
+      // processes (the violating one among them) running: its lifeline is closed instead.
+      if (denials_->handle_one(state_.landlock ? -1 : state_.pidfd.get()) && state_.landlock)
+        signal_tool(state_, SIGKILL);
       denial_budget_.charge();
     } else if (fds[3].revents != 0) {
       // POLLHUP once the tool and all its children have exited: without this the loop would

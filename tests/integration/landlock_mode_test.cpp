@@ -185,9 +185,22 @@ TEST_P(LandlockMode, NetNoneReachesNeitherLoopbackNorTheUsersSockets) {
 }
 
 TEST_P(LandlockMode, ACallThePolicyKillsEndsTheRunWith159) {
+  // The violating process and its sibling both go: none may run on after the verdict.
+  const std::string tail = "violation-" + std::to_string(::getpid());
   const RunResult r = run_jail(
-      {"--", "python3", "-c", "import ctypes; ctypes.CDLL(None).ptrace(0, 0, 0, 0)"}, options());
+      {"--", "sh", "-c",
+       "m=jail-landlock-; sh -c 'sleep 1000; :' \"${m}" + tail +
+           "\" & exec python3 -c 'import ctypes, time; ctypes.CDLL(None).ptrace(0, 0, 0, 0); "
+           "time.sleep(1000)' \"${m}" +
+           tail + "\""},
+      options());
   EXPECT_EQ(r.exit_code, 159) << describe(r);
+  const std::string marker = "jail-landlock-" + tail;
+  int left = 0;
+  for (int i = 0; i < 100 && (left = processes_with(marker)) > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(left, 0) << "processes of the tool outlived the kill";
+  if (left > 0) kill_processes_with(marker);
 }
 
 TEST_P(LandlockMode, NothingOfTheToolOutlivesASigkilledJail) {
