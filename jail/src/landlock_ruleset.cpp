@@ -213,16 +213,13 @@ LandlockRuleset make_landlock_ruleset(const Spec& spec, const std::string& priva
                 "--isolation landlock: this kernel offers no Landlock (or it is disabled: see "
                 "`cat /sys/kernel/security/lsm`); without it the tool's files cannot be confined");
   }
-  if (out.abi < kLandlockSignalScopeAbi) {
-    // Without the signal scope the tool could signal (and stop) any process of the caller's:
-    // refused rather than run with that hole. docs/landlock.md.
-    throw Error("landlock", ENOSYS,
-                fmt::format("the Landlock mode needs Landlock ABI {} (Linux 6.12) to keep the "
-                            "tool's signals to its own processes; this kernel offers ABI {}. "
-                            "Allow user namespaces for the full jail (on Ubuntu: sudo "
-                            "apparmor_parser -r /etc/apparmor.d/jail; jail doctor says what "
-                            "refuses them)",
-                            kLandlockSignalScopeAbi, out.abi));
+  if (out.abi < kLandlockSignalScopeAbi && spec.policy == kNoPolicy) {
+    // Below ABI 6 the filter is what keeps the tool's signals in (seccomp/signal_check.hpp).
+    throw Error("landlock", EINVAL,
+                fmt::format("the Landlock mode cannot keep the tool's signals to its own "
+                            "processes without a seccomp filter (--policy none) on this kernel "
+                            "(Landlock ABI {}; ABI {} scopes them by itself)",
+                            out.abi, kLandlockSignalScopeAbi));
   }
   const std::uint64_t fs = handled_fs(out.abi);
   out.refuses_tcp = out.abi >= 4 && spec.net == Net::none;

@@ -41,6 +41,7 @@
 #include "seccomp/exit_watch.hpp"
 #include "seccomp/lookup_policy.hpp"
 #include "seccomp/prepare.hpp"
+#include "seccomp/signal_check.hpp"
 #include "seccomp/write_watch.hpp"
 #include "spawn_support.hpp"
 #include "spec_check.hpp"
@@ -163,17 +164,32 @@ void refuse_network_sockets(policy::Policy& policy) {
   policy.rules.insert(policy.rules.begin(), first.begin(), first.end());
 }
 
+// Landlock below ABI 3 does not handle truncate(2): by path, the caller's own file in a
+// read-only bind could be emptied. ftruncate needs a descriptor open for writing, which
+// Landlock refuses there.
+void refuse_truncate_by_path(policy::Policy& policy) {
+  policy::Rule rule;
+  rule.syscall = SYS_truncate;
+  rule.action.kind = policy::ActionKind::errno_code;
+  rule.action.errno_value = EACCES;
+  rule.action.quiet = true;  // the supervisor's own policy would allow it
+  rule.condition_text = "(Landlock below ABI 3 does not confine truncate by path)";
+  policy.rules.insert(policy.rules.begin(), rule);
+}
+
 // Connects (always), path lookups (--trace-lookups), exits under an open-files limit and writes
 // while the current directory is read-only reach the supervisor even where the policy allows
 // them: it performs the connect itself, notes the path, counts the exiting process's
 // descriptors, or notes a write that met EROFS. Compiles the filter; returns whether exits are
 // routed.
 bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t start_envp,
-                         bool writes, bool landlock) {
+                         bool writes, const LandlockRuleset* landlock) {
   const bool lookups = spec.lookups == LookupTrace::record;
   const bool exits = rlimit_in_force(spec.limits, RLIMIT_NOFILE).has_value();
   policy::Policy routed = with_connects_brokered(*policy.policy);
   if (landlock && spec.net == Net::none) refuse_network_sockets(routed);
+  if (landlock && !landlock->scopes_signals) routed = with_signals_checked(routed);
+  if (landlock && landlock->abi < kLandlockTruncateAbi) refuse_truncate_by_path(routed);
   std::vector<std::string> what = {"connects"};
   if (lookups) {
     routed = with_lookups_traced(routed, start_envp);
@@ -297,7 +313,7 @@ Process launch_native(const Spec& spec, bool landlock) {
   if (policy) {
     plan.exits_watched =
         route_to_supervisor(*policy, spec, reinterpret_cast<std::uint64_t>(plan.envp),
-                            watched_cwd.has_value(), landlock);
+                            watched_cwd.has_value(), landlock ? &ruleset : nullptr);
   }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
   plan.scope_abstract_sockets = landlock ? ruleset.scopes_abstract_sockets
@@ -335,6 +351,7 @@ Process launch_native(const Spec& spec, bool landlock) {
   if (policy) state->sockets = socket_access(spec, identity, landlock);
   state->isolation = landlock ? "landlock" : "namespaces";
   state->landlock = landlock;
+  state->signals_checked = landlock && !ruleset.scopes_signals;
   state->private_tmp = std::move(private_tmp);
   for (const auto& [path, value] : quotas)
     state->quotas.emplace_back(path.substr(path.rfind('/') + 1), std::stoull(value));

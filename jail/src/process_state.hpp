@@ -72,6 +72,7 @@ struct Process::State {
   // closes go_write (the init's lifeline) instead of killing the init; and the tool's private
   // temporary directory, removed with the state.
   bool landlock = false;
+  bool signals_checked = false;  // below Landlock ABI 6 (seccomp/signal_check.hpp)
   TempDir private_tmp;
   // Under a filter, natively: what the connect broker lets the tool reach beyond the jail's own
   // sockets, and as whom (seccomp/connect_broker.hpp).

@@ -144,6 +144,7 @@ void Supervisor::on_reports() {
     }
     if (state_.read_only_cwd) denials_->watch_writes(*state_.read_only_cwd);
     if (state_.sockets) denials_->broker_connects(*state_.sockets, own_mounts_, state_.pid);
+    if (state_.signals_checked) denials_->check_signals(state_.pid);
   }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ =

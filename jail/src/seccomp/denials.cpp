@@ -26,6 +26,7 @@
 #include "policy/learn_conditions.hpp"
 #include "policy/syscalls.hpp"
 #include "seccomp/exit_watch.hpp"
+#include "seccomp/signal_check.hpp"
 #include "seccomp/write_watch.hpp"
 
 namespace jail {
@@ -197,6 +198,21 @@ void DenialHandler::broker_connect(const seccomp_notif& request) {
     record_refusal(*refusal);
 }
 
+void DenialHandler::record_signal_refusal(const seccomp_notif& request) {
+  Violation record;
+  record.syscall = policy::call_name(request.data);
+  record.number = static_cast<int>(request.data.nr);
+  for (std::size_t i = 0; i < record.args.size(); ++i) record.args[i] = request.data.args[i];
+  record.pid = pid_inside(static_cast<pid_t>(request.pid));
+  record.action = "errno EPERM";
+  const auto target = static_cast<int>(request.data.args[0]);
+  record.target = fmt::format("pid {}", target);
+  record_denial(record, record.syscall + " outside the jail",
+                fmt::format("{} of pid {} in pid {}: a process outside the jail → errno EPERM",
+                            record.syscall, target, record.pid),
+                false);
+}
+
 void DenialHandler::record_refusal(const SocketRefusal& refusal) {
   Violation record;
   record.syscall = "connect";
@@ -256,6 +272,12 @@ bool DenialHandler::handle_one(int init_pidfd) {
     seccomp_notif_resp response{};
     response.id = request.id;
     response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (signals_init_ != 0 && native && is_checked_signal_call(request.data.nr) &&
+        !signal_stays_inside(request.data, signals_init_)) {
+      response.flags = 0;
+      response.error = -EPERM;  // what Landlock's signal scope answers
+      record_signal_refusal(request);
+    }
     if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response) != 0 && errno != ENOENT) {
       jail::log().error("cannot answer a seccomp notification for {}: {}",
                         policy::syscall_name(request.data.nr), std::strerror(errno));

@@ -39,6 +39,9 @@ class DenialHandler {
   // With the current directory `cwd` bound read-only, the filter sends write-intent calls here
   // (seccomp/write_watch.hpp): the first that lands there is noted, for one hint at the end.
   void watch_writes(std::string cwd) { read_only_cwd_ = std::move(cwd); }
+  // The Landlock mode below ABI 6: the routed signal calls (signal_check.hpp) run only when
+  // they stay among the descendants of `init`.
+  void check_signals(pid_t init) { signals_init_ = init; }
   // The filter sends every connect the policy allows here (seccomp/connect_broker.hpp): the
   // broker performs it, or refuses it as a denial. `own_mounts`: the mount ids of the jail's
   // writable tmpfs mounts and layers; `init` the jail's init (a host pid). Throws jail::Error
@@ -90,9 +93,11 @@ class DenialHandler {
   // An exit_group on its way (the caller waits for the answer): notes a full descriptor table.
   void note_exit(const seccomp_notif& request);
   std::unique_ptr<ConnectBroker> connects_;
+  pid_t signals_init_ = 0;
   // A connect the policy allows, handed to the broker; a refusal is recorded as a denial.
   void broker_connect(const seccomp_notif& request);
   void record_refusal(const SocketRefusal& refusal);
+  void record_signal_refusal(const seccomp_notif& request);
   // Records what the broker's workers refused since the last time.
   void drain_broker();
   // Logs `text` the first time its kind comes through `filter` (denied_ or logged_), with the
