@@ -54,6 +54,10 @@ nlohmann::ordered_json spec_json(const Spec& spec) {
           {"policy", spec.policy},
           {"learn", spec.seccomp_mode == SeccompMode::learn},
           {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
+          // As asked: the mode that ran is the record's own "isolation".
+          {"isolation", spec.isolation == Isolation::landlock     ? "landlock"
+                        : spec.isolation == Isolation::namespaces ? "namespaces"
+                                                                  : "auto"},
           {"memory", spec.limits.memory_bytes.value_or(0)},
           {"pids", spec.limits.pids.value_or(0)},
           {"cpus", spec.limits.cpus.value_or(0)},
@@ -119,6 +123,8 @@ std::string audit_record(const Spec& spec, const Result& result) {
       {"policy_digest",
        spec.seccomp_mode == SeccompMode::learn ? std::string() : policy_digest(spec.policy)},
       {"runtime", spec.runtime == Runtime::runsc ? "runsc" : "native"},
+      // namespaces or landlock: what kept the tool in (docs/landlock.md).
+      {"isolation", status["isolation"]},
       // What the tool could reach: a reviewer reads these without the spec.
       {"net", spec.net == Net::host ? "host" : "none"},
       {"mounts", mounts_json(spec)},

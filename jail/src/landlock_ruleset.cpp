@@ -1,6 +1,7 @@
 #include "landlock_ruleset.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -60,8 +61,14 @@ class Builder {
 
   // `rights` on `path` and all below it; a file takes only the rights a file can have. Absent
   // paths are skipped when `optional`.
-  void grant(const std::string& path, std::uint64_t rights, bool optional) {
-    const UniqueFd target(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  // `follow`: the path may go through symlinks (jail's own paths: /bin is one). A caller's bind
+  // and what is below it may not: a link planted there would grant its target.
+  void grant(const std::string& path, std::uint64_t rights, bool optional, bool follow = true) {
+    open_how how{};
+    how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+    how.resolve = follow ? 0 : RESOLVE_NO_SYMLINKS;
+    const UniqueFd target(
+        static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how)));
     if (!target.valid()) {
       if (optional && errno == ENOENT) return;
       fail(path, errno);
@@ -86,12 +93,12 @@ class Builder {
 // `rights` on `dir` but for the entries `hidden` (paths relative to it): the directories on the
 // way to one may be listed, and everything else below them is granted whole.
 void grant_except(Builder& builder, const std::string& dir, const std::vector<std::string>& hidden,
-                  std::uint64_t rights) {
+                  std::uint64_t rights, bool follow_dir = false) {
   if (hidden.empty()) {
-    builder.grant(dir, rights, false);
+    builder.grant(dir, rights, false, follow_dir);
     return;
   }
-  builder.grant(dir, kReadDir, false);
+  builder.grant(dir, kReadDir, false, follow_dir);
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
@@ -101,8 +108,10 @@ void grant_except(Builder& builder, const std::string& dir, const std::vector<st
       if (path.starts_with(name + "/")) below.push_back(path.substr(name.size() + 1));
     }
     const std::string path = entry.path().string();
-    if (below.empty() || !entry.is_directory(error) || entry.is_symlink(error)) {
-      builder.grant(path, rights, true);
+    // A symlink is not granted: its target would be (a link to / would grant all of it).
+    if (entry.is_symlink(error)) continue;
+    if (below.empty() || !entry.is_directory(error)) {
+      builder.grant(path, rights, true, false);
     } else {
       grant_except(builder, path, below, rights);
     }
@@ -116,7 +125,8 @@ void grant_except(Builder& builder, const std::string& dir, const std::vector<st
 // A bound directory that holds credential stores (kMaskedSecrets) is granted around them;
 // returns their host paths.
 std::vector<std::string> grant_around_secrets(Builder& builder, const Spec& spec,
-                                              const std::string& dir, std::uint64_t rights) {
+                                              const std::string& dir, std::uint64_t rights,
+                                              bool follow) {
   std::vector<std::string> hidden, masked;
   for (const std::string_view name : kMaskedSecrets) {
     const std::string path = dir + "/" + std::string(name);
@@ -126,7 +136,7 @@ std::vector<std::string> grant_around_secrets(Builder& builder, const Spec& spec
     hidden.emplace_back(name);
     masked.push_back(path);
   }
-  grant_except(builder, dir, hidden, rights);
+  grant_except(builder, dir, hidden, rights, follow);
   return masked;
 }
 
@@ -252,12 +262,13 @@ LandlockRuleset make_landlock_ruleset(const Spec& spec, const std::string& priva
     const std::string source = host_path(mount.source);
     struct stat info {};
     if (::stat(source.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      for (std::string& path : grant_around_secrets(builder, spec, source, rights)) {
+      for (std::string& path :
+           grant_around_secrets(builder, spec, source, rights, mount.follow_symlinks)) {
         if (std::find(out.masked.begin(), out.masked.end(), path) == out.masked.end())
           out.masked.push_back(std::move(path));
       }
     } else {
-      builder.grant(source, rights, false);
+      builder.grant(source, rights, false, mount.follow_symlinks);
     }
   }
   return out;

@@ -21,9 +21,6 @@ namespace jail {
 // The ABI that scopes signals (and abstract Unix sockets) to the tool's domain; below it the
 // filter sends signal calls to the supervisor instead (seccomp/signal_check.hpp).
 inline constexpr long kLandlockSignalScopeAbi = 6;
-// The ABI that handles truncate(2); below it the filter refuses truncate by path (a read-only
-// bind's file the caller owns would otherwise be truncatable).
-inline constexpr long kLandlockTruncateAbi = 3;
 
 // Landlock's ABI on this kernel (0: none), at most JAIL_LANDLOCK_ABI_MAX when that is set: the
 // tests' knob to run the older ABIs' paths on this host.

@@ -39,8 +39,10 @@
 #include "seccomp/allowed_sockets.hpp"
 #include "seccomp/connect_broker.hpp"
 #include "seccomp/exit_watch.hpp"
+#include "seccomp/landlock_rules.hpp"
 #include "seccomp/lookup_policy.hpp"
 #include "seccomp/prepare.hpp"
+#include "seccomp/reroute.hpp"
 #include "seccomp/signal_check.hpp"
 #include "seccomp/write_watch.hpp"
 #include "spawn_support.hpp"
@@ -141,42 +143,6 @@ SocketAccess socket_access(const Spec& spec, const Identity& identity, bool land
   return access;
 }
 
-// The Landlock mode has no network namespace: --net none is the filter refusing sockets of the
-// network's families (UDP and raw ones included, which Landlock's TCP rules do not cover), in
-// the kernel and first, whatever the policy allows. Connects of other families are refused by
-// the broker (SocketAccess::landlock).
-void refuse_network_sockets(policy::Policy& policy) {
-  std::vector<policy::Rule> first;
-  for (const int family : {AF_INET, AF_INET6, AF_PACKET}) {
-    policy::Rule rule;
-    rule.syscall = SYS_socket;
-    rule.action.kind = policy::ActionKind::errno_code;
-    rule.action.errno_value = EAFNOSUPPORT;
-    rule.action.quiet = true;
-    policy::Condition condition;
-    condition.arg = 0;
-    condition.op = policy::CmpOp::eq;
-    condition.value = static_cast<std::uint64_t>(family);
-    rule.condition = condition;
-    rule.condition_text = fmt::format("arg0 == {} (--net none, Landlock mode)", family);
-    first.push_back(std::move(rule));
-  }
-  policy.rules.insert(policy.rules.begin(), first.begin(), first.end());
-}
-
-// Landlock below ABI 3 does not handle truncate(2): by path, the caller's own file in a
-// read-only bind could be emptied. ftruncate needs a descriptor open for writing, which
-// Landlock refuses there.
-void refuse_truncate_by_path(policy::Policy& policy) {
-  policy::Rule rule;
-  rule.syscall = SYS_truncate;
-  rule.action.kind = policy::ActionKind::errno_code;
-  rule.action.errno_value = EACCES;
-  rule.action.quiet = true;  // the supervisor's own policy would allow it
-  rule.condition_text = "(Landlock below ABI 3 does not confine truncate by path)";
-  policy.rules.insert(policy.rules.begin(), rule);
-}
-
 // Connects (always), path lookups (--trace-lookups), exits under an open-files limit and writes
 // while the current directory is read-only reach the supervisor even where the policy allows
 // them: it performs the connect itself, notes the path, counts the exiting process's
@@ -187,9 +153,8 @@ bool route_to_supervisor(PreparedPolicy& policy, const Spec& spec, std::uint64_t
   const bool lookups = spec.lookups == LookupTrace::record;
   const bool exits = rlimit_in_force(spec.limits, RLIMIT_NOFILE).has_value();
   policy::Policy routed = with_connects_brokered(*policy.policy);
-  if (landlock && spec.net == Net::none) refuse_network_sockets(routed);
   if (landlock && !landlock->scopes_signals) routed = with_signals_checked(routed);
-  if (landlock && landlock->abi < kLandlockTruncateAbi) refuse_truncate_by_path(routed);
+  if (landlock) add_landlock_gaps(routed, {spec.net == Net::none, landlock->abi});
   std::vector<std::string> what = {"connects"};
   if (lookups) {
     routed = with_lookups_traced(routed, start_envp);
@@ -269,9 +234,17 @@ Process launch_native(const Spec& spec, bool landlock) {
   PlanBuilder builder;
   // The Landlock mode's tool writes its temporary files in a directory of its own (TMPDIR),
   // confined by the ruleset instead of a root of mounts.
-  TempDir private_tmp = landlock ? TempDir("jail-tmp") : TempDir();
+  // Named for this jail's pid: a jail SIGKILLed before it could remove it leaves a name that
+  // says whose it was.
+  TempDir private_tmp = landlock ? TempDir(fmt::format("jail-tmp-{}", ::getpid())) : TempDir();
   LandlockRuleset ruleset =
       landlock ? make_landlock_ruleset(spec, private_tmp.path().string()) : LandlockRuleset{};
+  if (landlock) {
+    jail::log().info("the tool runs in the Landlock mode (ABI {}{}): no namespaces; TMPDIR {}",
+                     ruleset.abi,
+                     ruleset.scopes_signals ? "" : ", its signals checked by the supervisor",
+                     private_tmp.path().string());
+  }
   const std::vector<std::string> masked =
       landlock ? ruleset.masked : add_root_layout(builder, spec, identity, recorder.get());
   for (const std::string& path : masked) jail::log().info("masked the credential store {}", path);
@@ -459,8 +432,10 @@ Process launch(const Spec& spec) {
     return launch_native(spec, false);
   } catch (const Error& error) {
     if (!user_namespaces_refused(error)) throw;
-    jail::log().info("{}; running the tool in the Landlock mode instead (docs/landlock.md)",
-                     error.what());
+    jail::log().info(
+        "this caller may not make a user namespace here ({} {}): running the tool in the "
+        "Landlock mode instead (docs/landlock.md)",
+        error.step(), strerrorname_np(error.errno_value()));
     return launch_native(spec, true);
   }
 }

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -92,12 +94,16 @@ class LandlockMode : public ::testing::TestWithParam<Mode> {
 
 TEST_P(LandlockMode, TheToolRunsAndTheStatusNamesTheMode) {
   const std::string status = base_ / "status.json";
-  const RunResult r = run({"--status-file", status}, "echo ran; exit 7");
+  const std::string audit = base_ / "audit.jsonl";
+  const RunResult r = run({"--status-file", status, "--audit-log", audit}, "echo ran; exit 7");
   EXPECT_EQ(r.exit_code, 7) << describe(r);
   EXPECT_NE(r.out.find("ran"), std::string::npos) << describe(r);
   const auto json = nlohmann::json::parse(read_file(status).value_or("null"), nullptr, false);
   ASSERT_TRUE(json.is_object()) << describe(r);
   EXPECT_EQ(json["isolation"], landlock() ? "landlock" : "namespaces") << json.dump(2);
+  const auto line = nlohmann::json::parse(read_file(audit).value_or("null"), nullptr, false);
+  ASSERT_TRUE(line.is_object()) << describe(r);
+  EXPECT_EQ(line["isolation"], json["isolation"]) << line.dump(2);
 }
 
 TEST_P(LandlockMode, FilesOutsideTheBindsStayOutOfReach) {
@@ -193,6 +199,103 @@ TEST_P(LandlockMode, NetNoneReachesNeitherLoopbackNorTheUsersSockets) {
   }
 }
 
+// The outside review's attacks, each checked on the host afterwards: a symlink planted next to a
+// credential store, chmod and utime of the caller's files outside the binds, UDP through a
+// socket() domain with a high bit set, a signal through a /proc/PID descriptor and through
+// FIOSETOWN, the tool stopping its own init, another process's priority, and O_TRUNC on an open
+// for reading.
+TEST_P(LandlockMode, TheOutsideReviewsAttacksChangeNothing) {
+  ASSERT_EQ(::symlink(home_.c_str(), (project_ + "/homelink").c_str()), 0);
+  ASSERT_EQ(::lchown((project_ + "/homelink").c_str(), kNobodyUid, kNobodyGid), 0);
+  const int udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  ASSERT_GE(udp, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(udp, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::getsockname(udp, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const pid_t victim = ::fork();
+  ASSERT_GE(victim, 0);
+  if (victim == 0) {
+    if (::setresgid(kNobodyGid, kNobodyGid, kNobodyGid) != 0 ||
+        ::setresuid(kNobodyUid, kNobodyUid, kNobodyUid) != 0)
+      ::_exit(126);
+    ::execl("/bin/sleep", "sleep", "60", nullptr);
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string v = std::to_string(victim);
+  const std::string tool =
+      "import ctypes, fcntl, os, signal, socket, struct, time\n"
+      "libc = ctypes.CDLL(None, use_errno=True)\n"
+      "def attempt(name, f):\n"
+      "    try:\n"
+      "        f(); print(name, 'done')\n"
+      "    except OSError as e:\n"
+      "        print(name, 'refused', e.errno)\n"
+      "attempt('symlink', lambda: print(open('homelink/secret.txt').read()))\n"
+      "attempt('chmod', lambda: os.chmod('" +
+      home_ +
+      "/secret.txt', 0o666))\n"
+      "attempt('utime', lambda: os.utime('" +
+      home_ +
+      "/secret.txt', (0, 0)))\n"
+      "def udp():\n"
+      "    fd = libc.syscall(41, ctypes.c_long(socket.AF_INET | (1 << 32)), 2, 0)\n"
+      "    if fd < 0: raise OSError(ctypes.get_errno(), 'socket')\n"
+      "    socket.socket(fileno=fd).sendto(b'LEAK', ('127.0.0.1', " +
+      std::to_string(ntohs(address.sin_port)) +
+      "))\n"
+      "attempt('udp', udp)\n"
+      "def procfd():\n"
+      "    fd = os.open('/proc/" +
+      v +
+      "', os.O_RDONLY | os.O_DIRECTORY)\n"
+      "    if libc.syscall(424, fd, signal.SIGTERM, None, 0) != 0:\n"
+      "        raise OSError(ctypes.get_errno(), 'pidfd_send_signal')\n"
+      "attempt('procfd', procfd)\n"
+      "def sigio():\n"
+      "    a, b = socket.socketpair()\n"
+      "    fcntl.ioctl(a, 0x8901, struct.pack('i', " +
+      v +
+      "))\n"
+      "    fcntl.fcntl(a, 10, signal.SIGTERM)\n"
+      "    fcntl.fcntl(a, fcntl.F_SETFL, os.O_ASYNC)\n"
+      "    b.send(b'x'); time.sleep(0.1)\n"
+      "attempt('sigio', sigio)\n"
+      "attempt('nice', lambda: os.setpriority(os.PRIO_PROCESS, " +
+      v +
+      ", 19))\n"
+      "attempt('init', lambda: os.kill(os.getppid(), signal.SIGSTOP))\n"
+      "attempt('otrunc', lambda: os.open('main.py', os.O_RDONLY | os.O_TRUNC))\n"
+      "print('end')\n";
+  const RunResult r = run_jail({"--", "python3", "-c", tool}, options());
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("end"), std::string::npos) << "the run did not finish\n" << describe(r);
+  EXPECT_EQ(r.out.find("HOME-SECRET"), std::string::npos) << describe(r);
+  struct stat secret {};
+  ASSERT_EQ(::stat((home_ + "/secret.txt").c_str(), &secret), 0);
+  EXPECT_EQ(secret.st_mode & 07777, 0600u) << describe(r);
+  EXPECT_NE(secret.st_mtim.tv_sec, 0) << describe(r);
+  char datagram[16];
+  EXPECT_LT(::recv(udp, datagram, sizeof datagram, 0), 0) << "a datagram left --net none";
+  ::close(udp);
+  int status = 0;
+  EXPECT_EQ(::waitpid(victim, &status, WNOHANG), 0) << "the host process was signalled\n"
+                                                    << describe(r);
+  std::string stat_line = read_file("/proc/" + v + "/stat").value_or("");
+  // Field 19 is the nice value: after the command in parentheses, the 17th.
+  std::istringstream fields(stat_line.substr(stat_line.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 19 && fields >> field; ++i) {
+  }
+  EXPECT_EQ(field, "0") << "the host process's priority changed\n" << describe(r);
+  ::kill(victim, SIGKILL);
+  ::waitpid(victim, &status, 0);
+  EXPECT_EQ(read_file(project_ + "/main.py"), "print('main')\n") << describe(r);
+}
+
 TEST_P(LandlockMode, ACallThePolicyKillsEndsTheRunWith159) {
   // The violating process and its sibling both go: none may run on after the verdict.
   const std::string tail = "violation-" + std::to_string(::getpid());
@@ -230,6 +333,13 @@ TEST_P(LandlockMode, NothingOfTheToolOutlivesASigkilledJail) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(left, 0) << "processes of the tool survived jail";
   if (left > 0) kill_processes_with(marker);  // this run's own, by the pids that hold its marker
+  // A SIGKILLed jail could not remove its private TMPDIR, named for its pid: this run's own.
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/tmp", error)) {
+    if (entry.path().filename().string().starts_with("jail-tmp-" + std::to_string(jail.pid()) +
+                                                     "-"))
+      std::filesystem::remove_all(entry.path(), error);
+  }
 }
 
 // `jail doctor` says which mode this host gives the caller, and why.

@@ -273,7 +273,7 @@ bool DenialHandler::handle_one(int init_pidfd) {
     response.id = request.id;
     response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     if (signals_init_ != 0 && native && is_checked_signal_call(request.data.nr) &&
-        !signal_stays_inside(request.data, signals_init_)) {
+        !signal_stays_inside(request.data, static_cast<pid_t>(request.pid), signals_init_)) {
       response.flags = 0;
       response.error = -EPERM;  // what Landlock's signal scope answers
       record_signal_refusal(request);

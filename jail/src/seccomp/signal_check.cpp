@@ -20,7 +20,8 @@ constexpr std::array kSignalCalls = {static_cast<int>(SYS_kill),
                                      static_cast<int>(SYS_tgkill),
                                      static_cast<int>(SYS_rt_sigqueueinfo),
                                      static_cast<int>(SYS_rt_tgsigqueueinfo),
-                                     static_cast<int>(SYS_pidfd_open)};
+                                     static_cast<int>(SYS_pidfd_open),
+                                     static_cast<int>(SYS_pidfd_send_signal)};
 
 // The parent of `pid` from /proc/PID/stat (its fourth field, after the command in parentheses,
 // which may itself hold spaces and parentheses); 0 when it is gone.
@@ -37,7 +38,10 @@ pid_t parent_of(pid_t pid) {
   }
 }
 
+// Strictly below `init`: the init itself is not the tool's to stop or kill (its descendants
+// would be left to the host).
 bool descends_from(pid_t pid, pid_t init) {
+  if (pid == init) return false;
   for (int depth = 0; depth < 4096 && pid > 1; ++depth) {
     if (pid == init) return true;
     pid = parent_of(pid);
@@ -55,6 +59,36 @@ bool jails_process(pid_t pid, pid_t init, unsigned flags = 0) {
          ::syscall(SYS_pidfd_send_signal, held.get(), 0, nullptr, 0) == 0;
 }
 
+// The process a descriptor of the tool's names for pidfd_send_signal: a pidfd ("Pid:" in its
+// fdinfo) or a /proc/PID directory, which the call takes too. 0 for anything else.
+pid_t process_of_descriptor(pid_t tool, int fd) {
+  const UniqueFd tool_fd(static_cast<int>(::syscall(SYS_pidfd_open, tool, 0)));
+  if (!tool_fd.valid()) return 0;
+  const UniqueFd copy(static_cast<int>(::syscall(SYS_pidfd_getfd, tool_fd.get(), fd, 0)));
+  if (!copy.valid()) return 0;
+  std::ifstream info("/proc/self/fdinfo/" + std::to_string(copy.get()));
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("Pid:", 0) == 0) {
+      try {
+        return static_cast<pid_t>(std::stol(line.substr(4)));
+      } catch (const std::exception&) {
+        return 0;
+      }
+    }
+  }
+  char target[64] = {};
+  const std::string link = "/proc/self/fd/" + std::to_string(copy.get());
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+  const std::string path(target, n > 0 ? static_cast<std::size_t>(n) : 0);
+  if (!path.starts_with("/proc/") || path.find_first_not_of("0123456789", 6) != std::string::npos)
+    return 0;
+  try {
+    return static_cast<pid_t>(std::stol(path.substr(6)));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 }  // namespace
 
 policy::Policy with_signals_checked(const policy::Policy& policy) {
@@ -63,16 +97,19 @@ policy::Policy with_signals_checked(const policy::Policy& policy) {
         rules.push_back(to_supervisor(allowed));
       });
   std::vector<policy::Rule> first;
-  for (const int command : {F_SETOWN, F_SETOWN_EX}) {
+  // SIGIO to a process of the tool's choice: fcntl F_SETOWN(_EX), ioctl FIOSETOWN, SIOCSPGRP.
+  for (const auto& [nr, command] : {std::pair<long, unsigned long>{SYS_fcntl, F_SETOWN},
+                                    {SYS_fcntl, F_SETOWN_EX},
+                                    {SYS_ioctl, 0x8901 /* FIOSETOWN */},
+                                    {SYS_ioctl, 0x8902 /* SIOCSPGRP */}}) {
     policy::Rule rule;
-    rule.syscall = SYS_fcntl;
+    rule.syscall = static_cast<int>(nr);
     rule.action.kind = policy::ActionKind::errno_code;
     rule.action.errno_value = EPERM;
     // Answered in the kernel: the supervisor evaluates the caller's own policy, which allows it.
     rule.action.quiet = true;
-    rule.condition =
-        arg_compare(1, ~std::uint64_t{0}, policy::CmpOp::eq, static_cast<std::uint64_t>(command));
-    rule.condition_text = "arg1 == F_SETOWN(_EX) (SIGIO to a process of its choice, Landlock < 6)";
+    rule.condition = arg_compare(1, 0xffffffffULL, policy::CmpOp::eq, command);
+    rule.condition_text = "(Landlock below ABI 6) SIGIO to a process of the tool's choice";
     first.push_back(std::move(rule));
   }
   checked.rules.insert(checked.rules.begin(), first.begin(), first.end());
@@ -85,7 +122,7 @@ bool is_checked_signal_call(int nr) {
   return false;
 }
 
-bool signal_stays_inside(const seccomp_data& data, pid_t init) {
+bool signal_stays_inside(const seccomp_data& data, pid_t caller, pid_t init) {
   const auto first = static_cast<pid_t>(static_cast<int>(data.args[0]));
   switch (data.nr) {
     case SYS_kill:
@@ -99,6 +136,8 @@ bool signal_stays_inside(const seccomp_data& data, pid_t init) {
     case SYS_rt_tgsigqueueinfo:
     case SYS_pidfd_open:
       return jails_process(first, init);
+    case SYS_pidfd_send_signal:
+      return jails_process(process_of_descriptor(caller, static_cast<int>(data.args[0])), init);
     default:
       return false;
   }

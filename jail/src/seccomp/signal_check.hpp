@@ -12,10 +12,10 @@
 
 namespace jail {
 
-// `policy` with every rule that allows kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo
-// or pidfd_open routed to the supervisor (pidfd_send_signal needs a pidfd, which only those or
-// the tool's own clone give), and fcntl's F_SETOWN and F_SETOWN_EX (SIGIO to a process of its
-// choice) refused.
+// `policy` with every rule that allows kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo,
+// pidfd_open or pidfd_send_signal (whose descriptor may be a /proc/PID directory) routed to the
+// supervisor, and SIGIO to a process of the tool's choice refused: fcntl F_SETOWN(_EX), ioctl
+// FIOSETOWN and SIOCSPGRP.
 [[nodiscard]] policy::Policy with_signals_checked(const policy::Policy& policy);
 
 // Whether `nr` is one of the calls with_signals_checked() routes.
@@ -26,6 +26,7 @@ namespace jail {
 // a pid or a process group whose leader descends from `init`. kill(-1) never does. The target is
 // held by a pidfd while it is checked, so it can't be replaced by another process of the same
 // pid meanwhile; the kernel signals it right after.
-[[nodiscard]] bool signal_stays_inside(const seccomp_data& data, pid_t init);
+// `caller`: the calling thread (pidfd_send_signal's descriptor is read from its table).
+[[nodiscard]] bool signal_stays_inside(const seccomp_data& data, pid_t caller, pid_t init);
 
 }  // namespace jail
