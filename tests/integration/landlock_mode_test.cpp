@@ -52,7 +52,7 @@ void kill_processes_with(const std::string& marker) {
 class LandlockMode : public ::testing::TestWithParam<Mode> {
  protected:
   void SetUp() override {
-    for (const std::string& dir : {home_, project_, work_, outside_}) {
+    for (const std::string& dir : {home_, project_, work_, outside_, tmp_}) {
       ASSERT_EQ(::mkdir(dir.c_str(), dir == home_ ? 0700 : 0755), 0) << dir;
       ASSERT_EQ(::chown(dir.c_str(), kNobodyUid, kNobodyGid), 0) << dir;
     }
@@ -69,7 +69,7 @@ class LandlockMode : public ::testing::TestWithParam<Mode> {
     RunOptions options;
     options.caller = Caller::unprivileged;
     options.cwd = project_;
-    options.extra_env = {"HOME=" + home_};
+    options.extra_env = {"HOME=" + home_, "TMPDIR=" + tmp_};
     if (landlock()) options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns"};
     if (GetParam() == Mode::landlock_abi4) options.extra_env.push_back("JAIL_LANDLOCK_ABI_MAX=4");
     if (GetParam() == Mode::landlock_abi2) options.extra_env.push_back("JAIL_LANDLOCK_ABI_MAX=2");
@@ -90,6 +90,9 @@ class LandlockMode : public ::testing::TestWithParam<Mode> {
   std::string project_ = base_ / "project";
   std::string work_ = base_ / "work";
   std::string outside_ = base_ / "outside";
+  // jail's TMPDIR: the Landlock mode makes the tool's private one there, so that no other test's
+  // count of /tmp sees it (nor a SIGKILLed jail's, which it can't remove).
+  std::string tmp_ = base_ / "tmp";
 };
 
 TEST_P(LandlockMode, TheToolRunsAndTheStatusNamesTheMode) {
@@ -333,13 +336,6 @@ TEST_P(LandlockMode, NothingOfTheToolOutlivesASigkilledJail) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(left, 0) << "processes of the tool survived jail";
   if (left > 0) kill_processes_with(marker);  // this run's own, by the pids that hold its marker
-  // A SIGKILLed jail could not remove its private TMPDIR, named for its pid: this run's own.
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/tmp", error)) {
-    if (entry.path().filename().string().starts_with("jail-tmp-" + std::to_string(jail.pid()) +
-                                                     "-"))
-      std::filesystem::remove_all(entry.path(), error);
-  }
 }
 
 // `jail doctor` says which mode this host gives the caller, and why.
@@ -397,7 +393,7 @@ TEST(LandlockUbuntu, ACapabilityLessUserNamespaceFallsBackToo) {
   options.caller = Caller::unprivileged;
   options.cwd = dir.path();
   options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns", "--caps-less"};
-  options.extra_env = {"JAIL_ASSUME_RESTRICTED_USERNS=1"};
+  options.extra_env = {"JAIL_ASSUME_RESTRICTED_USERNS=1", "TMPDIR=" + dir.path()};
   const std::string status = dir / "status.json";
   const RunResult r = run_jail({"--status-file", status, "--", "sh", "-c", "exit 4"}, options);
   EXPECT_EQ(r.exit_code, 4) << describe(r);
@@ -415,14 +411,16 @@ TEST(LandlockUbuntu, ACapabilityLessUserNamespaceFallsBackToo) {
 // Below Landlock ABI 6 the filter is what keeps the tool's signals in: without one the mode
 // refuses, naming the ABI it found. JAIL_LANDLOCK_ABI_MAX plays the older kernels here.
 TEST(LandlockAbi, BelowSixTheFilterIsRequired) {
+  TempDir dir;
   RunOptions options;
+  options.cwd = dir.path();
   options.caller = Caller::unprivileged;
   options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns"};
-  options.extra_env = {"JAIL_LANDLOCK_ABI_MAX=4"};
+  options.extra_env = {"JAIL_LANDLOCK_ABI_MAX=4", "TMPDIR=" + dir.path()};
   const RunResult bare = run_jail({"--net", "host", "--policy", "none", "--", "true"}, options);
   EXPECT_EQ(bare.exit_code, 125) << describe(bare);
   EXPECT_NE(bare.err.find("Landlock ABI 4"), std::string::npos) << describe(bare);
-  options.extra_env = {"JAIL_LANDLOCK_ABI_MAX=6"};
+  options.extra_env = {"JAIL_LANDLOCK_ABI_MAX=6", "TMPDIR=" + dir.path()};
   const RunResult six = run_jail({"--net", "host", "--policy", "none", "--", "true"}, options);
   EXPECT_EQ(six.exit_code, 0) << describe(six);
 }
