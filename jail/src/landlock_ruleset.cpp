@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "dry_run/tree.hpp"
 #include "jail/error.hpp"
 #include "root_layout.hpp"
 
@@ -189,6 +190,34 @@ void check_landlock_spec(const Spec& spec) {
                         "and the writable grant covers it",
                         mount.source, outer.source, mount.origin));
       }
+    }
+  }
+}
+
+void remove_stale_private_tmps() {
+  std::error_code error;
+  const std::filesystem::path base = std::filesystem::temp_directory_path(error);
+  if (error) return;
+  const UniqueFd dir(::open(base.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) return;
+  for (const auto& entry : std::filesystem::directory_iterator(base, error)) {
+    const std::string name = entry.path().filename().string();
+    constexpr std::string_view kPrefix = "jail-tmp-";
+    if (!name.starts_with(kPrefix)) continue;
+    const std::size_t dash = name.find('-', kPrefix.size());
+    if (dash == std::string::npos) continue;
+    const std::string pid = name.substr(kPrefix.size(), dash - kPrefix.size());
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    struct stat info {};
+    if (::fstatat(dir.get(), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISDIR(info.st_mode) || info.st_uid != ::geteuid())
+      continue;
+    // Its jail still runs (or the pid is another process's now): left alone.
+    if (::access(("/proc/" + pid).c_str(), F_OK) == 0) continue;
+    try {
+      dry_run::remove_at(dir.get(), name);
+    } catch (const Error&) {
+      // Best effort: the next jail tries again.
     }
   }
 }

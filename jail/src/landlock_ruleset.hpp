@@ -41,6 +41,11 @@ struct LandlockRuleset {
 // (--protect: grants only add up), --hostname, and --net none without a filter to hold it.
 void check_landlock_spec(const Spec& spec);
 
+// Removes the private temporary directories ("jail-tmp-PID-*" in the temp directory) that
+// Landlock-mode jails SIGKILLed before they could remove them left: the caller's own, whose jail
+// (PID) is gone. Best effort: one it can't remove stays.
+void remove_stale_private_tmps();
+
 // The tool's environment with TMPDIR at `dir`, and HOME too where it was the jail's /tmp.
 [[nodiscard]] std::vector<std::string> with_private_tmp(std::vector<std::string> env,
                                                         const std::string& dir);

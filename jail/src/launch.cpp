@@ -235,7 +235,8 @@ Process launch_native(const Spec& spec, bool landlock) {
   // The Landlock mode's tool writes its temporary files in a directory of its own (TMPDIR),
   // confined by the ruleset instead of a root of mounts.
   // Named for this jail's pid: a jail SIGKILLed before it could remove it leaves a name that
-  // says whose it was.
+  // says whose it was, and the next one removes it.
+  if (landlock) remove_stale_private_tmps();
   TempDir private_tmp = landlock ? TempDir(fmt::format("jail-tmp-{}", ::getpid())) : TempDir();
   LandlockRuleset ruleset =
       landlock ? make_landlock_ruleset(spec, private_tmp.path().string()) : LandlockRuleset{};

@@ -336,6 +336,26 @@ TEST_P(LandlockMode, NothingOfTheToolOutlivesASigkilledJail) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(left, 0) << "processes of the tool survived jail";
   if (left > 0) kill_processes_with(marker);  // this run's own, by the pids that hold its marker
+
+  // The killed jail could not remove the tool's private TMPDIR; the next jail does, once that
+  // jail is gone, and leaves a running one's alone.
+  if (!landlock()) return;
+  const std::string killed = "jail-tmp-" + std::to_string(jail.pid()) + "-";
+  const auto count = [&](const std::string& prefix) {
+    int found = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(tmp_))
+      found += entry.path().filename().string().starts_with(prefix) ? 1 : 0;
+    return found;
+  };
+  EXPECT_EQ(count(killed), 1) << "the killed jail's TMPDIR was not there to clean";
+  const std::string live = tmp_ + "/jail-tmp-" + std::to_string(::getpid()) + "-live";
+  ASSERT_EQ(::mkdir(live.c_str(), 0700), 0);
+  ASSERT_EQ(::chown(live.c_str(), kNobodyUid, kNobodyGid), 0);
+  const RunResult next = run({}, "true");
+  EXPECT_EQ(next.exit_code, 0) << describe(next);
+  EXPECT_EQ(count(killed), 0) << "the next jail left the killed one's TMPDIR";
+  EXPECT_EQ(count("jail-tmp-" + std::to_string(::getpid()) + "-"), 1)
+      << "a TMPDIR of a running process was removed";
 }
 
 // `jail doctor` says which mode this host gives the caller, and why.
