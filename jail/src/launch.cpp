@@ -190,12 +190,6 @@ long clone_child(clone_args& args, bool landlock) {
   return ::syscall(SYS_clone, args.flags, nullptr, pidfd, nullptr, 0);
 }
 
-// Landlock's ABI version on this kernel; 0 without Landlock.
-long landlock_abi() {
-  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1 /* _VERSION */);
-  return abi > 0 ? abi : 0;
-}
-
 std::string clone_failure_message(int err) {
   std::string text = fmt::format("cannot create the jail's namespaces (clone3): {}: {}",
                                  strerrorname_np(err), std::strerror(err));
@@ -290,8 +284,9 @@ Process launch_native(const Spec& spec, bool landlock) {
                             watched_cwd.has_value(), landlock ? &ruleset : nullptr);
   }
   plan.seccomp_program = policy ? &policy->fprog : nullptr;
-  plan.scope_abstract_sockets = landlock ? ruleset.scopes_abstract_sockets
-                                         : landlock_abi() >= child::kLandlockAbiAbstractScope;
+  plan.scope_abstract_sockets = landlock
+                                    ? ruleset.scopes_abstract_sockets
+                                    : landlock_abi_in_use() >= child::kLandlockAbiAbstractScope;
   timeline.mark(child::Phase::policy_compiled);
   const PtyPlan pty = plan_pty(spec);
   plan.pty = pty.enabled;

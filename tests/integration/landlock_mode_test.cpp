@@ -31,6 +31,38 @@
 namespace jail_test {
 namespace {
 
+// A host process of the unprivileged user's, outside every jail: what the tool must not reach.
+pid_t start_users_process() {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setresgid(kNobodyGid, kNobodyGid, kNobodyGid) != 0 ||
+        ::setresuid(kNobodyUid, kNobodyUid, kNobodyUid) != 0)
+      ::_exit(126);
+    ::execl("/bin/sleep", "sleep", "60", nullptr);
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return pid;
+}
+
+// A socket of `type` bound to 127.0.0.1 on a free port (listening, for a stream), non-blocking;
+// -1 on failure.
+int loopback_socket(int type, int& port) {
+  const int fd = ::socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      (type == SOCK_STREAM && ::listen(fd, 8) != 0) ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  port = ntohs(address.sin_port);
+  return fd;
+}
+
 // The Landlock mode at this kernel's ABI (7), and as Ubuntu 24.04's (4) and Debian 12's (2)
 // kernels give it (JAIL_LANDLOCK_ABI_MAX), where the filter keeps the tool's signals in.
 enum class Mode { landlock, landlock_abi4, landlock_abi2, namespaces };
@@ -133,16 +165,8 @@ TEST_P(LandlockMode, FilesOutsideTheBindsStayOutOfReach) {
 }
 
 TEST_P(LandlockMode, ASignalToTheUsersOtherProcessesIsRefused) {
-  const pid_t victim = ::fork();
-  ASSERT_GE(victim, 0);
-  if (victim == 0) {
-    if (::setresgid(kNobodyGid, kNobodyGid, kNobodyGid) != 0 ||
-        ::setresuid(kNobodyUid, kNobodyUid, kNobodyUid) != 0)
-      ::_exit(126);
-    ::execl("/bin/sleep", "sleep", "60", nullptr);
-    ::_exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const pid_t victim = start_users_process();
+  ASSERT_GT(victim, 0);
   // Its own children it signals as ever; the user's other process not.
   const RunResult r = run({}, "sleep 100 & kill -TERM $!; wait $!; echo own=$?; kill -TERM " +
                                   std::to_string(victim) + "; echo kill=$?");
@@ -156,16 +180,9 @@ TEST_P(LandlockMode, ASignalToTheUsersOtherProcessesIsRefused) {
 }
 
 TEST_P(LandlockMode, NetNoneReachesNeitherLoopbackNorTheUsersSockets) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int port = 0;
+  const int listener = loopback_socket(SOCK_STREAM, port);
   ASSERT_GE(listener, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  ASSERT_EQ(::listen(listener, 8), 0);
-  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  const int port = ntohs(address.sin_port);
   // A session bus's or tmux's socket: the user's own, in a directory only the user reaches.
   const std::string bus = outside_ + "/bus";
   HostServer server(bus, SOCK_STREAM);
@@ -210,24 +227,11 @@ TEST_P(LandlockMode, NetNoneReachesNeitherLoopbackNorTheUsersSockets) {
 TEST_P(LandlockMode, TheOutsideReviewsAttacksChangeNothing) {
   ASSERT_EQ(::symlink(home_.c_str(), (project_ + "/homelink").c_str()), 0);
   ASSERT_EQ(::lchown((project_ + "/homelink").c_str(), kNobodyUid, kNobodyGid), 0);
-  const int udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int udp_port = 0;
+  const int udp = loopback_socket(SOCK_DGRAM, udp_port);
   ASSERT_GE(udp, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ASSERT_EQ(::bind(udp, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  ASSERT_EQ(::getsockname(udp, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  const pid_t victim = ::fork();
-  ASSERT_GE(victim, 0);
-  if (victim == 0) {
-    if (::setresgid(kNobodyGid, kNobodyGid, kNobodyGid) != 0 ||
-        ::setresuid(kNobodyUid, kNobodyUid, kNobodyUid) != 0)
-      ::_exit(126);
-    ::execl("/bin/sleep", "sleep", "60", nullptr);
-    ::_exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const pid_t victim = start_users_process();
+  ASSERT_GT(victim, 0);
   const std::string v = std::to_string(victim);
   const std::string tool =
       "import ctypes, fcntl, os, signal, socket, struct, time\n"
@@ -248,7 +252,7 @@ TEST_P(LandlockMode, TheOutsideReviewsAttacksChangeNothing) {
       "    fd = libc.syscall(41, ctypes.c_long(socket.AF_INET | (1 << 32)), 2, 0)\n"
       "    if fd < 0: raise OSError(ctypes.get_errno(), 'socket')\n"
       "    socket.socket(fileno=fd).sendto(b'LEAK', ('127.0.0.1', " +
-      std::to_string(ntohs(address.sin_port)) +
+      std::to_string(udp_port) +
       "))\n"
       "attempt('udp', udp)\n"
       "def procfd():\n"

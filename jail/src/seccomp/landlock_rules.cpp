@@ -19,16 +19,8 @@ constexpr int kFchmodat2 = 452;  // Linux 6.6; Debian 12's headers predate it
 
 class Refusals {
  public:
-  // `nr` refused with `err` when `condition` holds (always when unset).
-  void add(long nr, int err, std::optional<policy::Condition> condition, std::string why) {
-    policy::Rule rule;
-    rule.syscall = static_cast<int>(nr);
-    rule.action.kind = policy::ActionKind::errno_code;
-    rule.action.errno_value = static_cast<std::uint16_t>(err);
-    rule.action.quiet = true;  // the supervisor's copy of the policy would allow it
-    rule.condition = std::move(condition);
-    rule.condition_text = "(Landlock mode) " + why;
-    rules_.push_back(std::move(rule));
+  void add(int nr, int err, std::optional<policy::Condition> condition, const std::string& why) {
+    rules_.push_back(kernel_refusal(nr, err, std::move(condition), "(Landlock mode) " + why));
   }
   void prepend_to(policy::Policy& policy) {
     policy.rules.insert(policy.rules.begin(), rules_.begin(), rules_.end());

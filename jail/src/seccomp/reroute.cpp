@@ -21,6 +21,18 @@ policy::Condition both(const std::optional<policy::Condition>& own, policy::Cond
   return all;
 }
 
+policy::Rule kernel_refusal(int nr, int err, std::optional<policy::Condition> condition,
+                            std::string why) {
+  policy::Rule rule;
+  rule.syscall = nr;
+  rule.action.kind = policy::ActionKind::errno_code;
+  rule.action.errno_value = static_cast<std::uint16_t>(err);
+  rule.action.quiet = true;
+  rule.condition = std::move(condition);
+  rule.condition_text = std::move(why);
+  return rule;
+}
+
 policy::Rule to_supervisor(policy::Rule allowed) {
   allowed.action = policy::Action{policy::ActionKind::log, 0};
   return allowed;

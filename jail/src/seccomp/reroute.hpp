@@ -22,6 +22,13 @@ namespace jail {
 [[nodiscard]] policy::Condition both(const std::optional<policy::Condition>& own,
                                      policy::Condition extra);
 
+// A refusal answered in the kernel, first, whatever the policy allows: `nr` fails with `err`
+// when `condition` holds (always when unset). Quiet, because the supervisor evaluates the
+// caller's own policy, which would let a refusal sent to it run.
+[[nodiscard]] policy::Rule kernel_refusal(int nr, int err,
+                                          std::optional<policy::Condition> condition,
+                                          std::string why);
+
 // `allowed` made `log`: sent to the supervisor, which lets it run as the policy says.
 [[nodiscard]] policy::Rule to_supervisor(policy::Rule allowed);
 

@@ -102,15 +102,10 @@ policy::Policy with_signals_checked(const policy::Policy& policy) {
                                     {SYS_fcntl, F_SETOWN_EX},
                                     {SYS_ioctl, 0x8901 /* FIOSETOWN */},
                                     {SYS_ioctl, 0x8902 /* SIOCSPGRP */}}) {
-    policy::Rule rule;
-    rule.syscall = static_cast<int>(nr);
-    rule.action.kind = policy::ActionKind::errno_code;
-    rule.action.errno_value = EPERM;
-    // Answered in the kernel: the supervisor evaluates the caller's own policy, which allows it.
-    rule.action.quiet = true;
-    rule.condition = arg_compare(1, 0xffffffffULL, policy::CmpOp::eq, command);
-    rule.condition_text = "(Landlock below ABI 6) SIGIO to a process of the tool's choice";
-    first.push_back(std::move(rule));
+    first.push_back(kernel_refusal(static_cast<int>(nr), EPERM,
+                                   arg_compare(1, 0xffffffffULL, policy::CmpOp::eq, command),
+                                   "(Landlock below ABI 6) SIGIO to a process of the tool's "
+                                   "choice"));
   }
   checked.rules.insert(checked.rules.begin(), first.begin(), first.end());
   return checked;
