@@ -47,6 +47,8 @@ nlohmann::ordered_json spec_json(const Spec& spec) {
           {"gid", spec.gid.value_or(static_cast<gid_t>(-1))},
           {"hostname", spec.hostname},
           {"net", spec.net == Net::host ? "host" : "none"},
+          {"net_allow", spec.net_allow},
+          {"net_allow_private", spec.net_allow_private},
           {"rootfs", spec.rootfs.value_or("")},
           {"cwd", spec.cwd},
           {"mounts", mounts},
@@ -126,7 +128,11 @@ std::string audit_record(const Spec& spec, const Result& result) {
       // namespaces or landlock: what kept the tool in (docs/landlock.md).
       {"isolation", status["isolation"]},
       // What the tool could reach: a reviewer reads these without the spec.
-      {"net", spec.net == Net::host ? "host" : "none"},
+      {"net", spec.net == Net::host    ? "host"
+              : spec.net_allow.empty() ? "none"
+                                       : "allow-list"},
+      {"net_allow", spec.net_allow},
+      {"connections", status["connections"]},
       {"mounts", mounts_json(spec)},
       {"masked", status["masked"]},
       {"dry_run", status["dry_run"]},

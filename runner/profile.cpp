@@ -54,6 +54,8 @@ const std::vector<Key>& keys() {
       {"unmask", Type::texts},
       {"allow-socket", Type::texts},
       {"allow-abstract", Type::texts},
+      {"net-allow", Type::texts},
+      {"net-allow-private", Type::toggle},
       {"rootfs", Type::path},
       {"env", Type::env},
       {"pass-env", Type::texts},

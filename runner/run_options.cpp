@@ -23,6 +23,20 @@
 namespace jail::runner {
 namespace {
 
+// The egress proxy helper that came with this jail: beside it in a build tree, in
+// ../libexec/jail from an installed one (wherever its prefix went). Empty: the library's
+// default, the path it was built to be installed at.
+std::string egress_helper_beside_jail() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  for (const auto& candidate : {self.parent_path() / "jail-egress",
+                                self.parent_path().parent_path() / "libexec/jail/jail-egress"}) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
+}
+
 // The tool's process holds stdio, jail's report channel and its handshake until the exec, and
 // installing the seccomp filter takes one more fd for its listener: with 5 it failed, EMFILE.
 constexpr rlim_t kMinOpenFiles = 6;
@@ -41,13 +55,14 @@ struct RawFlags {
       cgroup_parent;
   std::optional<std::uint64_t> pids, max_open_files;
   std::vector<std::string> rlimits;
-  bool no_cwd = false, quiet = false, trace_timing = false, dry_run = false, bind_follow = false;
+  bool no_cwd = false, quiet = false, trace_timing = false, dry_run = false, bind_follow = false,
+       net_allow_private = false;
   std::optional<std::string> session_dir, dry_run_size;
   int verbosity = 0;
   std::string hostname = "jail", net = "none", log_format = "text", policy = "default",
               tty = "auto", isolation = "auto";
   std::vector<std::string> binds, ro_binds, tmpfs, env, pass_env, protect, unmask, allow_sockets,
-      allow_abstract;
+      allow_abstract, net_allow;
 };
 
 void define_flags(CLI::App& app, RawFlags& f) {
@@ -95,6 +110,12 @@ void define_flags(CLI::App& app, RawFlags& f) {
                      "let the tool connect to the host's Unix socket file PATH (in the jail)"));
   one_each(app.add_option("--allow-abstract", f.allow_abstract,
                           "with --net host, let the tool connect to the abstract socket NAME"));
+  one_each(app.add_option(
+      "--net-allow", f.net_allow,
+      "let the tool reach NAME[:PORT] (*.NAME, an IP, a CIDR range; ports 443 and 80 unless "
+      "given) through jail's HTTP proxy, its only way out"));
+  app.add_flag("--net-allow-private", f.net_allow_private,
+               "let --net-allow names resolve to private addresses (RFC 1918, fc00::/7)");
   app.add_option(
          "--policy", f.policy,
          "seccomp policy: a shipped name (default, python, minimal), a .policy file, or none")
@@ -585,7 +606,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
                         setting.flag == "--tmpfs" || setting.flag == "--env" ||
                         setting.flag == "--pass-env" || setting.flag == "--rlimit" ||
                         setting.flag == "--protect" || setting.flag == "--unmask" ||
-                        setting.flag == "--allow-socket" || setting.flag == "--allow-abstract";
+                        setting.flag == "--allow-socket" || setting.flag == "--allow-abstract" ||
+                        setting.flag == "--net-allow";
       if (!list && app->get_option(setting.flag)->count() > 0) continue;  // the command line's
       // --flag=value: a value that starts with a dash stays a value.
       words.push_back(setting.value ? setting.flag + "=" + *setting.value : setting.flag);
@@ -716,6 +738,9 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
   for (const std::string& path : f.unmask) spec.unmask.push_back(host_path_key(path));
   spec.allow_sockets = f.allow_sockets;
   spec.allow_abstract = f.allow_abstract;
+  spec.net_allow = f.net_allow;
+  spec.net_allow_private = f.net_allow_private;
+  spec.egress_helper = egress_helper_beside_jail();
   if (f.dry_run) {
     spec.dry_run =
         DryRun{f.session_dir ? absolute_host_path(*f.session_dir) : std::string{}, spec.argv};

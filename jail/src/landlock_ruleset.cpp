@@ -165,6 +165,11 @@ void check_landlock_spec(const Spec& spec) {
   if ((spec.uid && *spec.uid != ::getuid()) || (spec.gid && *spec.gid != ::getgid()))
     refuse("give the tool another uid or gid: it runs as the caller");
   if (spec.hostname != "jail") refuse("set --hostname: the tool has the host's UTS namespace");
+  if (!spec.net_allow.empty()) {
+    refuse(
+        "give the tool an allow-list of hosts (--net-allow): its only way out would be a network "
+        "namespace of its own; use --net none, or a host where user namespaces work");
+  }
   if (spec.net == Net::none && spec.policy == kNoPolicy)
     refuse("keep --net none without a seccomp filter (--policy none): the filter is what holds it");
   for (const Mount& mount : spec.mounts) {

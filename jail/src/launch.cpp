@@ -24,6 +24,7 @@
 #include <spdlog/spdlog.h>
 
 #include "bind_sources.hpp"
+#include "egress_proxy.hpp"
 #include "log.hpp"
 #include "output_capture.hpp"
 
@@ -244,7 +245,10 @@ Process launch_native(const Spec& spec, bool landlock) {
       landlock ? ruleset.masked : add_root_layout(builder, spec, identity, recorder.get());
   for (const std::string& path : masked) jail::log().info("masked the credential store {}", path);
   builder.set_argv(spec.argv);
-  builder.set_envp(landlock ? with_private_tmp(spec.env, private_tmp.path().string()) : spec.env);
+  const bool egress = !spec.net_allow.empty();
+  std::vector<std::string> env =
+      landlock ? with_private_tmp(spec.env, private_tmp.path().string()) : spec.env;
+  builder.set_envp(egress ? with_egress_proxy(std::move(env)) : env);
   builder.set_rlimits(rlimits_for(spec.limits));
   // Per user namespace: the Landlock mode has none of its own to set them in.
   const std::vector<std::pair<std::string, std::string>> quotas =
@@ -259,6 +263,7 @@ Process launch_native(const Spec& spec, bool landlock) {
   plan.hostname = builder.keep(spec.hostname);
   plan.hostname_len = spec.hostname.size();
   plan.new_net = !landlock && spec.net == Net::none;
+  plan.egress_listener = egress;
   plan.landlock = landlock;
   plan.landlock_ruleset_fd = ruleset.fd.get();
   plan.cwd = builder.keep(normalize_jail_path(spec.cwd));
@@ -319,6 +324,12 @@ Process launch_native(const Spec& spec, bool landlock) {
   state->abstract_sockets_scoped = plan.scope_abstract_sockets;
   if (policy) state->sockets = socket_access(spec, identity, landlock);
   state->isolation = landlock ? "landlock" : "namespaces";
+  if (egress) {
+    // Found before clone: a missing helper is a setup error, not a tool whose connects hang.
+    state->egress = EgressConfig{find_egress_helper(spec.egress_helper), spec.net_allow,
+                                 spec.net_allow_private, std::nullopt};
+    if (::geteuid() == 0) state->egress->run_as = {identity.host_uid, identity.host_gid};
+  }
   state->landlock = landlock;
   state->signals_checked = landlock && !ruleset.scopes_signals;
   state->private_tmp = std::move(private_tmp);

@@ -17,6 +17,7 @@
 
 #include "cgroup/cgroup.hpp"
 #include "dry_run/recorder.hpp"
+#include "egress_proxy.hpp"
 #include "id_slot.hpp"
 #include "identity.hpp"
 #include "jail/launch.hpp"
@@ -78,6 +79,8 @@ struct Process::State {
   // sockets, and as whom (seccomp/connect_broker.hpp).
   std::optional<SocketAccess> sockets;
   std::vector<std::pair<std::string, std::uint64_t>> quotas;  // Result::quotas
+  // Spec::net_allow: the egress proxy the supervisor starts on the init's listener.
+  std::optional<EgressConfig> egress;
   // The current directory, bound read-only, whose writes the filter sends to the supervisor
   // (seccomp/write_watch.hpp).
   std::optional<std::string> read_only_cwd;

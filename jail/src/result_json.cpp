@@ -91,6 +91,21 @@ std::string to_json(const Result& result) {
   nlohmann::ordered_json quotas = nlohmann::ordered_json::object();
   for (const auto& [name, value] : result.quotas) quotas[name] = value;
   json["quotas"] = quotas;
+  // Spec::net_allow: every connection the tool asked the egress proxy for (empty without it).
+  nlohmann::ordered_json connections = nlohmann::ordered_json::array();
+  for (const NetConnection& connection : result.connections) {
+    connections.push_back({{"name", text_json(connection.name)},
+                           {"port", connection.port},
+                           {"method", text_json(connection.method)},
+                           {"allowed", connection.allowed},
+                           {"address", connection.address},
+                           {"reason", connection.reason},
+                           {"detail", text_json(connection.detail)},
+                           {"sni", text_json(connection.sni)},
+                           {"bytes_out", connection.bytes_out},
+                           {"bytes_in", connection.bytes_in}});
+  }
+  json["connections"] = connections;
   json["dry_run"] = nlohmann::ordered_json();
   if (result.dry_run) {
     const DryRunSession& session = *result.dry_run;

@@ -220,6 +220,13 @@ void check_runsc(const Spec& spec, Problems& problems) {
         "recording the tool's path lookups needs the native runtime: under runsc its syscalls go "
         "to gVisor's kernel, not through jail's supervisor");
   }
+  // runsc's sandbox network has no door jail can hand to its egress proxy: refused, never a
+  // sandbox that reaches everything or nothing.
+  if (!spec.net_allow.empty()) {
+    problems.emplace_back(
+        "--net-allow is not available with --runtime runsc: gVisor's network has no way out "
+        "through jail's egress proxy; use the native runtime, or --net none");
+  }
   if (spec.seccomp_mode == SeccompMode::learn) {
     problems.emplace_back(
         "learning a policy (SeccompMode::learn, jail policy learn) needs the native runtime: "
@@ -233,6 +240,28 @@ void check_runsc(const Spec& spec, Problems& problems) {
 // A mount whose target lies in an earlier writable bind and does not exist there: jail would
 // have to make the mount point through that bind, on the host. (A dry run's layer takes it in
 // its session instead; a read-only bind refuses it with EROFS, which the child reports.)
+namespace {
+
+// --net-allow opens one way out of the jail's own network; with the host's there is nothing to
+// narrow.
+void check_egress(const Spec& spec, Problems& problems) {
+  if (spec.net_allow.empty()) {
+    if (spec.net_allow_private) {
+      problems.emplace_back(
+          "--net-allow-private opens private addresses to the names of --net-allow; give the "
+          "names with --net-allow too");
+    }
+    return;
+  }
+  if (spec.net == Net::host) {
+    problems.emplace_back(
+        "--net-allow gives the tool its own network whose one way out is jail's proxy; with "
+        "--net host it would reach everything anyway: leave out --net host");
+  }
+}
+
+}  // namespace
+
 // What --allow-socket and --allow-abstract name must be a socket the broker can find, where it
 // checks connects at all.
 void check_socket_access(const Spec& spec, Problems& problems) {
@@ -346,6 +375,7 @@ void check_spec(const Spec& spec) {
   for (const Mount& mount : spec.mounts) check_mount(mount, problems);
   check_mount_points_in_binds(spec, problems);
   check_socket_access(spec, problems);
+  check_egress(spec, problems);
   if (spec.runtime == Runtime::runsc) check_runsc(spec, problems);
   if (spec.lookups == LookupTrace::record && spec.policy == kNoPolicy &&
       spec.seccomp_mode == SeccompMode::enforce) {

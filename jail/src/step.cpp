@@ -46,6 +46,8 @@ std::string_view step_name(Step step) {
       return "landlock_scope";
     case Step::loopback_up:
       return "loopback_up";
+    case Step::egress_listener:
+      return "egress_listener";
     case Step::cwd:
       return "cwd";
     case Step::securebits:

@@ -56,6 +56,7 @@ enum class Step : std::int32_t {
   layer_store,      // a capped dry run's tmpfs of layers, made and handed to the parent
   landlock,         // the Landlock mode's tool confining itself (landlock_restrict_self)
   subreaper,        // the Landlock mode's init becoming its descendants' reaper
+  egress_listener,  // the init's listener for the egress proxy, in the tool's network
 };
 
 [[nodiscard]] std::string_view step_name(Step);

@@ -146,6 +146,10 @@ void Supervisor::on_reports() {
     if (state_.sockets) denials_->broker_connects(*state_.sockets, own_mounts_, state_.pid);
     if (state_.signals_checked) denials_->check_signals(state_.pid);
   }
+  if (UniqueFd listener = state_.reports.take(child::ReportKind::egress_listener);
+      listener.valid() && state_.egress) {
+    egress_ = std::make_unique<EgressProxy>(std::move(listener), *state_.egress);
+  }
   if (UniqueFd master = state_.reports.take(child::ReportKind::terminal); master.valid()) {
     terminal_ =
         std::make_unique<TerminalRelay>(std::move(master), state_.pty_input, state_.pty_output,
@@ -195,11 +199,12 @@ void Supervisor::on_signals() {
 bool Supervisor::run(std::optional<Clock::time_point> until) {
   while (!ended_) {
     // Slots: init, reports, signals, seccomp listener, pty master, caller input, caller output
-    // (of the pty), stdout, stderr, runsc's debug log, the caller's stdin relayed to runsc.
+    // (of the pty), stdout, stderr, runsc's debug log, the caller's stdin relayed to runsc, the
+    // egress proxy's reports.
     const std::array<pollfd, 3> terminal =
         terminal_ ? terminal_->poll_entries()
                   : std::array<pollfd, 3>{{{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}}};
-    std::array<pollfd, 11> fds{{{state_.pidfd.get(), POLLIN, 0},
+    std::array<pollfd, 12> fds{{{state_.pidfd.get(), POLLIN, 0},
                                 {state_.reports.fd(), POLLIN, 0},
                                 {signals_.get(), POLLIN, 0},
                                 {listener_due() ? denials_->fd() : -1, POLLIN, 0},
@@ -209,7 +214,8 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
                                 output_ ? output_->poll_entry(0) : pollfd{-1, 0, 0},
                                 output_ ? output_->poll_entry(1) : pollfd{-1, 0, 0},
                                 {runsc_log_due() ? runsc_denials_->fd() : -1, POLLIN, 0},
-                                input_ ? input_->poll_entry() : pollfd{-1, 0, 0}}};
+                                input_ ? input_->poll_entry() : pollfd{-1, 0, 0},
+                                {egress_ ? egress_->fd() : -1, POLLIN, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), poll_timeout(until));
     if (ready < 0 && errno != EINTR) {
       throw Error("supervise", errno, fmt::format("poll failed: {}", std::strerror(errno)));
@@ -236,6 +242,7 @@ bool Supervisor::run(std::optional<Clock::time_point> until) {
     if (fds[10].revents != 0 || (input_ && input_->wake() && Clock::now() >= *input_->wake()))
       input_->on_ready();
     if ((fds[2].revents & POLLIN) != 0) on_signals();
+    if (fds[11].revents != 0) egress_->on_readable();
     ended_ = fds[0].revents != 0;
     if (ended_) ended_at_ = Clock::now();
     if (!ended_ && ready == 0 && until && Clock::now() >= *until) return false;
@@ -339,6 +346,7 @@ Result Supervisor::finish() {
   result.abstract_sockets_scoped = state_.abstract_sockets_scoped;
   result.isolation = state_.isolation;
   result.quotas = state_.quotas;
+  if (egress_) result.connections = egress_->finish();
   // A run that never got past setup ran no tool: its session goes with the Recorder.
   if (state_.dry_run && result.outcome != Outcome::setup_error) {
     take_layer_store();

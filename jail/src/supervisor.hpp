@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cpu_budget.hpp"
+#include "egress_proxy.hpp"
 #include "input_relay.hpp"
 #include "jail/result.hpp"
 #include "outcome.hpp"
@@ -68,6 +69,7 @@ class Supervisor {
   std::unique_ptr<TerminalRelay> terminal_;
   std::unique_ptr<OutputRelay> output_;
   std::unique_ptr<InputRelay> input_;
+  std::unique_ptr<EgressProxy> egress_;  // Spec::net_allow
   // Wall-clock limit: SIGTERM at the deadline, SIGKILL after the grace.
   std::optional<Clock::time_point> next_deadline_;
   bool timed_out_ = false;

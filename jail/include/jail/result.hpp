@@ -106,6 +106,23 @@ struct DryRunSession {
   bool size_limit_hit = false;
 };
 
+// One connection the tool asked jail's egress proxy for (Spec::net_allow): what it named, and
+// what became of it. A refusal's `reason` is a stable word ("not_in_allow_list",
+// "address_refused", "resolve_failed", "connect_failed", "tls_sni_mismatch", "bad_request",
+// "too_many_connections"); `detail` says it in a sentence.
+struct NetConnection {
+  std::string name;
+  std::uint16_t port = 0;
+  std::string method;   // "CONNECT", or the HTTP method of a plain request
+  std::string address;  // the address connected to (allowed), or refused
+  bool allowed = false;
+  std::string reason;
+  std::string detail;
+  std::string sni;              // the TLS server name the tool sent, where it mattered
+  std::uint64_t bytes_out = 0;  // tool to server
+  std::uint64_t bytes_in = 0;   // server to tool
+};
+
 struct Result {
   Outcome outcome = Outcome::internal_error;
   int exit_code = 0;  // the tool's own exit code when outcome == exited
@@ -140,6 +157,8 @@ struct Result {
   // The per-user kernel quotas of the jail's own user namespace (/proc/sys/user/NAME → value):
   // a quarter of the host's, so that the caller keeps the rest. Native runs only.
   std::vector<std::pair<std::string, std::uint64_t>> quotas;
+  // Spec::net_allow only: every connection the tool asked the egress proxy for, in order.
+  std::vector<NetConnection> connections;
 };
 
 // The CLI's exit code contract: the tool's own; 128+n for signal n; 124 timeout; 137 OOM;

@@ -144,6 +144,16 @@ struct Spec {
   // Net::host can reach at all.
   std::vector<std::string> allow_sockets;
   std::vector<std::string> allow_abstract;
+  // Egress by allow-list (docs/egress.md): with entries ("NAME[:PORT]", "*.NAME", an IP address
+  // or CIDR range; no port: 443 and 80), the tool's own network (Net::none) gets one way out, an
+  // HTTP proxy at 127.0.0.1:3128 inside it (HTTP_PROXY and the like are set), served from the
+  // host side by the helper jail-egress, which reaches only what the list names. Names resolving
+  // to loopback, link-local or metadata addresses are refused, and to private ranges unless
+  // net_allow_private. Every attempt is in Result::connections. Native namespaces mode only.
+  std::vector<std::string> net_allow;
+  bool net_allow_private = false;
+  // The jail-egress executable; empty: the installed one (LIBEXECDIR/jail/jail-egress).
+  std::string egress_helper;
 
   // A prepared root directory to use read-only instead of the host-minimal root.
   std::optional<std::string> rootfs;

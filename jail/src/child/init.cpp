@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/keyctl.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -137,6 +138,26 @@ void bring_loopback_up(const Plan& plan) {
   if (::ioctl(sock, SIOCGIFFLAGS, &request) != 0) fail(plan, Step::loopback_up, errno);
   request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING);
   if (::ioctl(sock, SIOCSIFFLAGS, &request) != 0) fail(plan, Step::loopback_up, errno);
+  ::close(sock);
+}
+
+// The egress proxy's door in the tool's network: a listener made here, in the namespace, and
+// served from the host side (accept works across namespaces), so that nothing of jail's runs in
+// the jail to forward it. The init keeps no copy: the tool cannot take the port or the listener.
+void open_egress_listener(const Plan& plan) {
+  const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) fail(plan, Step::egress_listener, errno);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(kEgressProxyPort);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(sock, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(sock, SOMAXCONN) != 0) {
+    fail(plan, Step::egress_listener, errno);
+  }
+  if (!send_fd(plan.report_fd, ReportKind::egress_listener, sock)) {
+    fail(plan, Step::egress_listener, errno);
+  }
   ::close(sock);
 }
 
@@ -294,6 +315,7 @@ void run(Plan& plan) {
     fail(plan, Step::session_keyring, errno);
   }
   if (plan.new_net) bring_loopback_up(plan);
+  if (plan.egress_listener) open_egress_listener(plan);
 
   const sigset_t signals = reaper_signals();
   if (::sigprocmask(SIG_BLOCK, &signals, nullptr) != 0) fail(plan, Step::signal_setup, errno);

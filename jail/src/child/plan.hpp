@@ -74,6 +74,10 @@ struct RlimitSetting {
   rlim_t hard;
 };
 
+// Where the tool finds jail's egress proxy in its own network (HTTP_PROXY): squid's port, which
+// proxy-aware tools and their users recognise.
+inline constexpr std::uint16_t kEgressProxyPort = 3128;
+
 // The Landlock ABI that scopes abstract Unix sockets (Linux 6.12).
 inline constexpr long kLandlockAbiAbstractScope = 6;
 
@@ -102,6 +106,9 @@ struct Plan {
   const char* hostname = nullptr;
   std::size_t hostname_len = 0;
   bool new_net = true;
+  // Spec::net_allow: the init listens at 127.0.0.1:kEgressProxyPort in the tool's network and
+  // hands the listener to the parent, whose egress proxy serves it from the host side.
+  bool egress_listener = false;
   const char* cwd = nullptr;
 
   uid_t uid = 0;

@@ -18,6 +18,7 @@ enum class ReportKind : std::int32_t {
   tmpfs = 8,             // carries a writable tmpfs of the jail; detail = its mount op's index
   layer = 9,             // carries a dry run's overlay; detail = its mount op's index
   layer_store = 10,      // carries the tmpfs that holds a capped dry run's layers
+  egress_listener = 11,  // carries the listener at kEgressProxyPort in the tool's network
 };
 
 struct Report {
