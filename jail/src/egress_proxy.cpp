@@ -183,6 +183,7 @@ void EgressProxy::take_line(const std::string& line) {
     if (entry == nullptr) {
       ids_.push_back(id);
       entry = &connections_.emplace_back();
+      closed_.push_back(false);
     }
     entry->name = event.value("name", "");
     entry->port = event.value("port", std::uint16_t{0});
@@ -200,26 +201,38 @@ void EgressProxy::take_line(const std::string& line) {
                        entry->address);
     }
   } else if (kind == "closed" && entry != nullptr) {
+    closed_[static_cast<std::size_t>(entry - connections_.data())] = true;
     entry->bytes_out = event.value("bytes_out", std::uint64_t{0});
     entry->bytes_in = event.value("bytes_in", std::uint64_t{0});
   }
 }
 
+bool EgressProxy::any_open() const {
+  for (std::size_t i = 0; i < connections_.size(); ++i) {
+    if (connections_[i].allowed && !closed_[i]) return true;
+  }
+  return false;
+}
+
 std::vector<NetConnection> EgressProxy::finish() {
-  if (reports_.valid()) {
-    ::shutdown(reports_.get(), SHUT_WR);
-    const auto give_up = std::chrono::steady_clock::now() + kFinishGrace;
-    while (reports_.valid()) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          give_up - std::chrono::steady_clock::now());
-      if (left.count() <= 0) break;
-      pollfd entry{reports_.get(), POLLIN, 0};
-      const int ready = ::poll(&entry, 1, static_cast<int>(left.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) break;
-      ended_early_logged_ = true;  // its end is expected now
-      on_readable();
+  // The tool has gone, and with it its ends of every connection: the helper sees each close and
+  // reports its byte counts. Those come first; then the helper is told to stop.
+  ended_early_logged_ = true;  // its end is expected now
+  const auto give_up = std::chrono::steady_clock::now() + kFinishGrace;
+  bool stopping = false;
+  while (reports_.valid()) {
+    if (!stopping && !any_open()) {
+      ::shutdown(reports_.get(), SHUT_WR);
+      stopping = true;
     }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        give_up - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd entry{reports_.get(), POLLIN, 0};
+    const int ready = ::poll(&entry, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;
+    on_readable();
   }
   end_helper();
   return connections_;

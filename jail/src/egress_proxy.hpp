@@ -54,6 +54,7 @@ class EgressProxy {
  private:
   void take_line(const std::string& line);
   void end_helper();
+  [[nodiscard]] bool any_open() const;  // an allowed connection not yet reported closed
 
   UniqueFd reports_;
   UniqueFd pidfd_;
@@ -61,6 +62,7 @@ class EgressProxy {
   std::string pending_;  // a line not yet ended
   std::vector<NetConnection> connections_;
   std::vector<long long> ids_;  // the helper's id of each entry of connections_
+  std::vector<bool> closed_;    // per entry of connections_: its "closed" line came
   bool ended_early_logged_ = false;
 };
 
