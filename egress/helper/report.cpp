@@ -1,0 +1,68 @@
+// Host side: writing the report's lines with nlohmann-json.
+#include "report.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace jail::egress {
+
+namespace {
+
+const char* reason_name(Reason reason) {
+  switch (reason) {
+    case Reason::not_in_allow_list:
+      return "not_in_allow_list";
+    case Reason::address_refused:
+      return "address_refused";
+    case Reason::resolve_failed:
+      return "resolve_failed";
+    case Reason::connect_failed:
+      return "connect_failed";
+    case Reason::tls_sni_mismatch:
+      return "tls_sni_mismatch";
+    case Reason::bad_request:
+      return "bad_request";
+    case Reason::too_many_connections:
+      return "too_many_connections";
+  }
+  return "unknown";
+}
+
+// Tool-supplied text (a server name, a request target) may be any bytes: never throw on them.
+std::string line_of(const nlohmann::ordered_json& object) {
+  return object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+void Report::ready() {
+  write_line(line_of({{"event", "ready"}}));
+}
+
+void Report::connection(const Decision& decision) {
+  nlohmann::ordered_json line = {{"event", "connection"},     {"id", decision.id},
+                                 {"name", decision.name},     {"port", decision.port},
+                                 {"method", decision.method}, {"allowed", !decision.refusal}};
+  if (decision.refusal) {
+    line["reason"] = reason_name(*decision.refusal);
+    line["detail"] = decision.detail;
+  }
+  if (!decision.address.empty()) line["address"] = decision.address;
+  if (decision.sni) line["sni"] = *decision.sni;
+  write_line(line_of(line));
+}
+
+void Report::closed(std::uint64_t id, std::uint64_t bytes_out, std::uint64_t bytes_in) {
+  write_line(
+      line_of({{"event", "closed"}, {"id", id}, {"bytes_out", bytes_out}, {"bytes_in", bytes_in}}));
+}
+
+void Report::write_line(const std::string& line) {
+  const std::lock_guard lock(mutex_);
+  // One send: jail reads whole lines. A jail that is gone ends the helper (main's loop).
+  (void)send(fd_, line.data(), line.size(), MSG_NOSIGNAL);
+}
+
+}  // namespace jail::egress
