@@ -153,6 +153,7 @@ class ConnectionRun {
       }
       const ssize_t received =
           receive_into(client_.get(), pending, kMaxHelloBytes + 1 - pending.size(), deadline);
+      if (received == 0 && pending.empty()) return true;  // a half-close, passed on as one
       if (received <= 0) {
         refuse(Reason::bad_request, 0, "the TLS ClientHello did not arrive whole");
         return false;
