@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev libgtest-dev libgmock-dev nettle-dev zlib1g-dev
   libboost-dev libboost-filesystem-dev groff-base
   python3 iproute2 procps util-linux coreutils git tmux busybox-static runsc crun bc bubblewrap
+  curl
 )
 missing=()
 for p in "${packages[@]}"; do
