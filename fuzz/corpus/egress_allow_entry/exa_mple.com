@@ -1,0 +1,1 @@
+exa mple.com
