@@ -49,7 +49,11 @@ void start_connection(UniqueFd client, std::uint64_t id, const ProxyRules& rules
   ++active_connections;
   try {
     std::thread([client = std::move(client), id, &rules, &report]() mutable {
-      serve_connection(std::move(client), id, rules, report);
+      // One connection out of memory or threads ends that connection, not the proxy.
+      try {
+        serve_connection(std::move(client), id, rules, report);
+      } catch (const std::exception&) {
+      }
       --active_connections;
     }).detach();
   } catch (const std::system_error&) {
