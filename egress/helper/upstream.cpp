@@ -73,8 +73,18 @@ UniqueFd connect_one(const IpAddress& address, std::uint16_t port, Clock::time_p
 Resolution resolve_permitted(const Authority& authority, const AllowList& allow_list,
                              PrivateRanges private_ranges) {
   Resolution resolution;
+  const auto judge = [&](const IpAddress& address) {
+    const auto refusal = refusal_of(address, authority.port, allow_list, private_ranges);
+    if (!refusal) {
+      resolution.permitted.push_back(address);
+      return;
+    }
+    if (resolution.refused.empty())
+      resolution.refused = to_string(address) + ": " + refusal->reason;
+    resolution.private_refused |= !refusal_of(address, PrivateRanges::allowed);
+  };
   if (authority.address) {
-    resolution.permitted.push_back(*authority.address);
+    judge(*authority.address);
     return resolution;
   }
   addrinfo hints{};
@@ -88,16 +98,7 @@ Resolution resolve_permitted(const Authority& authority, const AllowList& allow_
   }
   const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owner(found, freeaddrinfo);
   for (const addrinfo* info = found; info != nullptr; info = info->ai_next) {
-    const auto address = address_of(*info);
-    if (!address) continue;
-    if (!allow_list.names_address(*address, authority.port)) {
-      if (const auto reason = refusal_of(*address, private_ranges)) {
-        if (resolution.refused.empty()) resolution.refused = to_string(*address) + ": " + *reason;
-        resolution.private_refused |= !refusal_of(*address, PrivateRanges::allowed);
-        continue;
-      }
-    }
-    resolution.permitted.push_back(*address);
+    if (const auto address = address_of(*info)) judge(*address);
   }
   return resolution;
 }

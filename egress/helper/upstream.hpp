@@ -19,8 +19,8 @@ struct Resolution {
   std::string error;                 // the resolver's failure, when it failed
 };
 
-// The authority's addresses that may be reached: an IP literal as it is (the allow-list named
-// it), a name through getaddrinfo and the guard (skipped for addresses the allow-list names).
+// The authority's addresses that may be reached: an IP literal or a name's addresses from
+// getaddrinfo, each through the guard unless the allow-list opens it (refusal_of).
 [[nodiscard]] Resolution resolve_permitted(const Authority& authority, const AllowList& allow_list,
                                            PrivateRanges private_ranges);
 

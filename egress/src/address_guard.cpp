@@ -43,31 +43,41 @@ IpRange range_of(const char* cidr) {
   return IpRange{*parse_ip(text.substr(0, slash)), std::stoi(std::string(text.substr(slash + 1)))};
 }
 
-std::optional<std::string> refusal_in_table(const IpAddress& address,
-                                            PrivateRanges private_ranges) {
+std::optional<GuardRefusal> refusal_in_table(const IpAddress& address,
+                                             PrivateRanges private_ranges) {
   for (const GuardedRange& guarded : kRanges) {
     if (guarded.is_private && private_ranges == PrivateRanges::allowed) continue;
-    if (range_of(guarded.text).contains(address)) return guarded.reason;
+    const IpRange range = range_of(guarded.text);
+    if (range.contains(address)) return GuardRefusal{guarded.reason, range.prefix_bits};
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<std::string> refusal_of(const IpAddress& address, PrivateRanges private_ranges) {
+std::optional<GuardRefusal> refusal_of(const IpAddress& address, PrivateRanges private_ranges) {
   if (address.family == AF_INET6) {
     static const IpRange mapped = range_of("::ffff:0:0/96");
     static const IpRange nat64 = range_of("64:ff9b::/96");
     for (const IpRange* carrier : {&mapped, &nat64}) {
       if (!carrier->contains(address)) continue;
       const IpAddress v4 = embedded_ipv4(address, 12);
-      if (auto reason = refusal_in_table(v4, private_ranges)) {
-        return *reason + " (as " + to_string(address) + ")";
+      auto refusal = refusal_in_table(v4, private_ranges);
+      if (refusal) {
+        refusal->reason += " (as " + to_string(address) + ")";
+        refusal->range_bits += 96;
       }
-      return std::nullopt;
+      return refusal;
     }
   }
   return refusal_in_table(address, private_ranges);
+}
+
+std::optional<GuardRefusal> refusal_of(const IpAddress& address, std::uint16_t port,
+                                       const AllowList& allow_list, PrivateRanges private_ranges) {
+  auto refusal = refusal_of(address, private_ranges);
+  if (refusal && allow_list.names_address(address, port, refusal->range_bits)) return std::nullopt;
+  return refusal;
 }
 
 }  // namespace jail::egress

@@ -30,10 +30,11 @@ bool AllowList::allows_name(std::string_view name, std::uint16_t port) const {
   });
 }
 
-bool AllowList::names_address(const IpAddress& address, std::uint16_t port) const {
+bool AllowList::names_address(const IpAddress& address, std::uint16_t port,
+                              int min_prefix_bits) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const AllowEntry& entry) {
     return entry.kind == EntryKind::address_range && has_port(entry, port) &&
-           entry.range.contains(address);
+           entry.range.prefix_bits >= min_prefix_bits && entry.range.contains(address);
   });
 }
 

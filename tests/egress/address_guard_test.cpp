@@ -8,7 +8,20 @@ namespace {
 
 std::optional<std::string> refusal(std::string_view text,
                                    PrivateRanges ranges = PrivateRanges::refused) {
-  return refusal_of(*parse_ip(text), ranges);
+  const auto refused = refusal_of(*parse_ip(text), ranges);
+  if (!refused) return std::nullopt;
+  return refused->reason;
+}
+
+// The refusal for `address` on port 443 with these allow-list entries.
+std::optional<std::string> refusal_with(std::initializer_list<std::string_view> entries,
+                                        std::string_view address,
+                                        PrivateRanges ranges = PrivateRanges::refused) {
+  std::vector<AllowEntry> parsed;
+  for (const auto entry : entries) parsed.push_back(parse_allow_entry(entry));
+  const auto refused = refusal_of(*parse_ip(address), 443, AllowList(parsed), ranges);
+  if (!refused) return std::nullopt;
+  return refused->reason;
 }
 
 TEST(AddressGuard, RefusesTheHostMetadataAndNonUnicastAlways) {
@@ -74,6 +87,33 @@ TEST(AddressGuard, JudgesIpv4MappedAndNat64ByTheirIpv4Address) {
 TEST(AddressGuard, SaysWhichRangeInItsReason) {
   EXPECT_EQ(refusal("127.0.0.1"), "loopback 127.0.0.0/8");
   EXPECT_EQ(refusal("10.1.1.1"), "private 10.0.0.0/8");
+}
+
+TEST(AddressGuard, AnEntryNamingTheAddressOrANarrowerRangeOpensIt) {
+  EXPECT_FALSE(refusal_with({"127.0.0.1:443"}, "127.0.0.1"));
+  EXPECT_FALSE(refusal_with({"127.0.0.0/8"}, "127.0.0.1"));
+  EXPECT_FALSE(refusal_with({"169.254.169.254"}, "169.254.169.254"));
+  EXPECT_FALSE(refusal_with({"10.0.0.0/8"}, "10.1.2.3"));
+  EXPECT_FALSE(refusal_with({"10.1.0.0/16"}, "10.1.2.3"));
+  EXPECT_FALSE(refusal_with({"[fd00::/8]:443"}, "fd00::1"));
+  EXPECT_FALSE(refusal_with({"::ffff:127.0.0.1"}, "::ffff:127.0.0.1"));
+}
+
+TEST(AddressGuard, AWiderRangeOrAnotherPortOpensNothing) {
+  EXPECT_TRUE(refusal_with({"0.0.0.0/0"}, "127.0.0.1"));
+  EXPECT_TRUE(refusal_with({"0.0.0.0/0"}, "169.254.169.254"));
+  EXPECT_TRUE(refusal_with({"0.0.0.0/0"}, "10.1.2.3"));
+  EXPECT_FALSE(refusal_with({"8.0.0.0/7"}, "9.0.0.1"));
+  EXPECT_TRUE(refusal_with({"10.0.0.0/7"}, "10.1.2.3"));
+  EXPECT_TRUE(refusal_with({"::/0"}, "::1"));
+  EXPECT_TRUE(refusal_with({"::/0"}, "::ffff:127.0.0.1"));
+  EXPECT_TRUE(refusal_with({"127.0.0.1:8080"}, "127.0.0.1"));
+  EXPECT_TRUE(refusal_with({"127.0.0.1"}, "127.0.0.2"));
+}
+
+TEST(AddressGuard, AllowPrivateStillLeavesTheRestRefused) {
+  EXPECT_FALSE(refusal_with({"example.com"}, "10.1.2.3", PrivateRanges::allowed));
+  EXPECT_TRUE(refusal_with({"example.com"}, "127.0.0.1", PrivateRanges::allowed));
 }
 
 }  // namespace

@@ -16,9 +16,10 @@ class AllowList {
 
   // A host name (any case, trailing dot or not) on a port.
   [[nodiscard]] bool allows_name(std::string_view name, std::uint16_t port) const;
-  // An address an entry names itself, or a range of an entry holds, on that port. Such an
-  // address passes the guard too: whoever names 127.0.0.1 or 10.0.0.0/8 means it.
-  [[nodiscard]] bool names_address(const IpAddress& address, std::uint16_t port) const;
+  // An address an entry names itself, or a range of an entry holds, on that port; with
+  // `min_prefix_bits`, only by a range at least that narrow (the guard's test).
+  [[nodiscard]] bool names_address(const IpAddress& address, std::uint16_t port,
+                                   int min_prefix_bits = 0) const;
 
  private:
   std::vector<AllowEntry> entries_;

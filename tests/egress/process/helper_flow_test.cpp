@@ -112,6 +112,19 @@ TEST_F(EgressFlow, RefusesLoopbackBehindAnAllowedName) {
   EXPECT_EQ(decision["name"], "sneaky.test");
 }
 
+TEST_F(EgressFlow, AnAllowedRangeAsWideAsEverythingOpensNoLoopback) {
+  auto helper = start({"0.0.0.0/0:" + port()});
+  const std::string answer =
+      exchange(helper->proxy_port(), "CONNECT 127.0.0.1:" + port() + " HTTP/1.1\r\n\r\n");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 403 Forbidden\r\n")) << answer;
+  const auto decision = helper->next_line();
+  EXPECT_EQ(decision["reason"], "address_refused");
+  EXPECT_EQ(decision["name"], "127.0.0.1");
+  // The same entry lets the test network's own address through.
+  EXPECT_EQ(exchange(helper->proxy_port(), "GET http://" + origin() + "/ HTTP/1.1\r\n\r\n"),
+            origin_->response());
+}
+
 TEST_F(EgressFlow, RefusesWhatIsNoProxyRequest) {
   auto helper = start({origin()});
   const std::string answer = exchange(helper->proxy_port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
