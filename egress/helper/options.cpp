@@ -1,6 +1,7 @@
 // Host side: command-line parsing (CLI11) and the checks of the two descriptors jail passes.
 #include "options.hpp"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 
 #include <CLI/CLI.hpp>
@@ -27,6 +28,11 @@ void check_listener(int fd) {
   if (socket_option(fd, SO_TYPE, "--listen-fd") != SOCK_STREAM ||
       socket_option(fd, SO_ACCEPTCONN, "--listen-fd") != 1) {
     throw SetupError("--listen-fd " + std::to_string(fd) + " is no listening TCP socket");
+  }
+  // A connection reset between poll and accept would otherwise block the accept loop.
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    throw system_error("making --listen-fd " + std::to_string(fd) + " non-blocking");
   }
 }
 
