@@ -71,7 +71,9 @@ class ConnectionRun {
     decision_.refusal = reason;
     decision_.detail = detail;
     report_.connection(decision_);
-    if (status != 0) (void)send_all(client_.get(), http_refusal(status, "jail: " + detail));
+    if (status != 0 && send_all(client_.get(), http_refusal(status, "jail: " + detail))) {
+      finish_sending(client_.get());
+    }
   }
 
   std::optional<RequestHead> read_head() {

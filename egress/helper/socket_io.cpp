@@ -46,4 +46,16 @@ ssize_t receive_into(int fd, std::string& buffer, std::size_t limit, Clock::time
   return received;
 }
 
+void finish_sending(int fd) {
+  shutdown(fd, SHUT_WR);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(500);
+  std::string discarded;
+  for (std::size_t total = 0; total < 256 * 1024;) {
+    discarded.clear();
+    const ssize_t received = receive_into(fd, discarded, 64 * 1024, deadline);
+    if (received <= 0) return;
+    total += static_cast<std::size_t>(received);
+  }
+}
+
 }  // namespace jail::egress

@@ -24,4 +24,8 @@ enum class Wait { ready, timed_out, failed };
 [[nodiscard]] ssize_t receive_into(int fd, std::string& buffer, std::size_t limit,
                                    Clock::time_point deadline);
 
+// Ends our side after a final answer and reads what the peer still sends (briefly, and not
+// much): closing with unread bytes sends a reset, which can make the peer lose the answer.
+void finish_sending(int fd);
+
 }  // namespace jail::egress

@@ -101,6 +101,16 @@ TEST_F(EgressFlow, RefusesAPortTheEntryDoesNotName) {
   EXPECT_TRUE(origin_->heads().empty());
 }
 
+TEST_F(EgressFlow, ARefusedUploadStillGetsItsAnswer) {
+  auto helper = start({origin()});
+  const std::string other = std::string(kOriginAddress) + ":" + std::to_string(origin_->port() + 1);
+  const std::string body(200'000, 'u');
+  const std::string answer =
+      exchange(helper->proxy_port(), "POST http://" + other + "/ HTTP/1.1\r\nContent-Length: " +
+                                         std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 403 Forbidden\r\n")) << answer;
+}
+
 TEST_F(EgressFlow, RefusesLoopbackBehindAnAllowedName) {
   auto helper = start({"sneaky.test:" + port()});
   const std::string answer =
