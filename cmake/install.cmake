@@ -1,6 +1,8 @@
 # Installing jail (`cmake --install build --prefix P`):
 #   P/lib/libjail.a, P/lib/libjail_policies.a   the library and the policy compiler it links
 #   P/lib/libjail_text.a                        fmt and spdlog as libjail was compiled with them
+#   P/lib/libjail_egress_rules.a                the --net-allow entry checks libjail links
+#   P/libexec/jail/jail-egress                  the egress proxy helper (installed by egress/)
 #   P/include/jail/*.hpp                        the public headers, nothing of jail/src or policies/
 #   P/lib/cmake/jail/                           find_package(jail): jail::jail, jail::cli
 #   P/lib/pkgconfig/jail.pc                     pkg-config --cflags --libs jail
@@ -18,13 +20,14 @@ add_executable(jail::cli ALIAS jail)
 set_target_properties(jail_core PROPERTIES EXPORT_NAME jail)
 set_target_properties(jail_policies PROPERTIES EXPORT_NAME policies)
 set_target_properties(jail_text PROPERTIES EXPORT_NAME text)
+set_target_properties(jail_egress_rules PROPERTIES EXPORT_NAME egress_rules)
 target_include_directories(jail_core INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 # policies/ names its headers by their source path. libjail's public headers include none of them,
 # so consumers of the installed package need none: they stay a build-tree-only path.
 set_property(TARGET jail_policies PROPERTY INTERFACE_INCLUDE_DIRECTORIES
              $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/policies/include>)
 
-install(TARGETS jail_core jail_policies jail_text EXPORT jailTargets
+install(TARGETS jail_core jail_policies jail_text jail_egress_rules EXPORT jailTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/jail/include/jail DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
@@ -72,6 +75,7 @@ install(CODE "
   set(JAIL_INSTALLED_BIN \"\${jail_prefix}/${CMAKE_INSTALL_BINDIR}/jail\")
   set(JAIL_INSTALLED_LIBS \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_core>\"
       \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_policies>\"
-      \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_text>\")
+      \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_text>\"
+      \"\${jail_prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:jail_egress_rules>\")
   include(\"${CMAKE_CURRENT_LIST_DIR}/strip_installed.cmake\")
 ")

@@ -8,7 +8,7 @@ if ! command -v clang-format >/dev/null; then
   echo "clang-format is not installed (scripts/install-deps.sh installs it)" >&2
   exit 1
 fi
-mapfile -t sources < <(find jail policies runner rootfs tests examples bench fuzz \
+mapfile -t sources < <(find jail policies runner rootfs egress tests examples bench fuzz \
   -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.c' -o -name '*.h' \) | sort)
 if ((${#sources[@]} == 0)); then
   echo "no sources found under $root" >&2

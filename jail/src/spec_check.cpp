@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "egress/allow_entry.hpp"
 #include "jail/error.hpp"
 
 namespace jail {
@@ -252,6 +253,13 @@ void check_egress(const Spec& spec, Problems& problems) {
           "names with --net-allow too");
     }
     return;
+  }
+  for (const std::string& entry : spec.net_allow) {
+    try {
+      egress::check_allow_entry(entry);
+    } catch (const egress::EntryError& error) {
+      problems.emplace_back(error.what());
+    }
   }
   if (spec.net == Net::host) {
     problems.emplace_back(

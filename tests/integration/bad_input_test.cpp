@@ -315,6 +315,22 @@ TEST_P(BadInput, SetupErrorStatusNamesTheStep) {
   EXPECT_FALSE(s["error"].value("message", "").empty()) << *text;
 }
 
+TEST_P(BadInput, NetAllowIsRefusedWhereItCannotBeKept) {
+  // Each would be a tool that reaches everything, or a flag silently dropped.
+  expect_setup_failure(concat({{"--net", "host", "--net-allow", "example.org", "--"}, tool_}),
+                       "--net-allow gives the tool its own network");
+  expect_setup_failure(concat({{"--runtime", "runsc", "--net-allow", "example.org", "--"}, tool_}),
+                       "--net-allow is not available with --runtime runsc");
+  expect_setup_failure(concat({{"--net-allow-private", "--"}, tool_}), "--net-allow-private");
+  expect_setup_failure(
+      concat({{"--isolation", "landlock", "--net-allow", "example.org", "--"}, tool_}),
+      GetParam() == Caller::root ? "Landlock mode" : "--net-allow");
+  for (const char* entry : {"exa mple.org", "example.org:0", "example.org:65536", "-bad.org",
+                            "10.0.0.0/33", "*.", "", "a..b", "[::1", "example.org:http"}) {
+    expect_setup_failure(concat({{"--net-allow", entry, "--"}, tool_}), "--net-allow");
+  }
+}
+
 JAIL_INSTANTIATE_FOR_CALLERS(BadInput);
 
 // `jail --help` shows how a command is given and where the subcommands are (it said only
