@@ -72,8 +72,12 @@ SourceId shipped_source(const detail::ShippedFile& f) {
 
 class Loader {
  public:
+  explicit Loader(Baseline baseline) : baseline_(baseline) {}
+
   LoadResult run(const SourceId& top) {
-    if (const auto* base = find_shipped("baseline")) load(shipped_source(*base), 0);
+    if (const auto* base = find_shipped("baseline");
+        base != nullptr && baseline_ == Baseline::first)
+      load(shipped_source(*base), 0);
     auto def = load(top, 0);
     // Without a default and without other errors (a failed include may hold the default).
     if (!def && !has_errors(diags_)) {
@@ -347,13 +351,14 @@ class Loader {
     }
   }
 
+  Baseline baseline_;
   Policy policy_;
   std::vector<Diagnostic> diags_;
   std::vector<SourceId> stack_;
 };
 
-LoadResult load_source(const SourceId& src) {
-  return Loader().run(src);
+LoadResult load_source(const SourceId& src, Baseline baseline = Baseline::first) {
+  return Loader(baseline).run(src);
 }
 
 }  // namespace
@@ -363,9 +368,10 @@ std::vector<std::string> shipped_policy_names() {
 }
 
 LoadResult try_parse_policy(std::string_view text, std::string_view display_name,
-                            std::string_view base_dir) {
+                            std::string_view base_dir, Baseline baseline) {
   return load_source(SourceId{"text:" + std::string(display_name), std::string(display_name),
-                              std::string(base_dir), false, std::string(text)});
+                              std::string(base_dir), false, std::string(text)},
+                     baseline);
 }
 
 LoadResult try_load_policy(std::string_view name_or_path) {

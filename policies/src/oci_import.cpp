@@ -46,7 +46,7 @@ struct Entry {
 class Importer {
  public:
   Importer(std::string_view text, std::string_view source, const ImportTarget& target)
-      : text_(text), source_(source), caps_(target.capabilities) {
+      : text_(text), source_(source), caps_(target.capabilities), baseline_(target.baseline) {
     std::string release = target.kernel_release;
     if (release.empty()) {
       utsname u{};
@@ -346,7 +346,8 @@ class Importer {
       return "only for " + join(arches);
     for (const auto& c : list(inc, "caps"))
       if (std::find(caps_.begin(), caps_.end(), c) == caps_.end())
-        return "needs " + c + " (the jail's tool has no capabilities)";
+        return "needs " + c +
+               (caps_.empty() ? " (the jail's tool has no capabilities)" : " (not held)");
     if (auto ok = kernel_at_least(inc); ok && !*ok)
       return "needs kernel " + inc["minKernel"].get<std::string>() + " (this one: " + kernel_text_ +
              ")";
@@ -512,7 +513,7 @@ class Importer {
           same_as_default_[i].push_back(name);
           continue;
         }
-        if (const Rule* first = baseline_decides(*nr)) {
+        if (const Rule* first = baseline_ == Baseline::first ? baseline_decides(*nr) : nullptr) {
           // A rule after it would never apply, and `jail policy check` would say so of the
           // import (Docker's and Podman's clone3 entry): kept as a comment instead.
           by_baseline_[i].push_back(name + " (the baseline: " + to_string(first->action) + ")");
@@ -589,7 +590,8 @@ class Importer {
     out += from_config_ ? " (linux.seccomp of an OCI config.json).\n" : ".\n";
     out += "# Read as libseccomp reads it on x86_64 (amd64), kernel " +
            (kernel_text_.empty() ? std::string("unknown") : kernel_text_) +
-           ", with no capabilities (the jail's tool has none).\n";
+           (caps_.empty() ? ", with no capabilities (the jail's tool has none).\n"
+                          : ", holding " + join(caps_) + ".\n");
     out += "# Source default: " + source_default_ + ".\n";
     if (!default_note_.empty()) out += "# " + default_note_ + ".\n";
     if (!other_arches_.empty())
@@ -597,10 +599,14 @@ class Importer {
           "Other architectures in the source, not kept (jail runs native x86_64 only "
           "and kills foreign-architecture and x32 calls before any rule): " +
           join(other_arches_) + ".");
-    out +=
-        "# The jail's baseline comes before these rules (clone3 → ENOSYS, namespace flags → "
-        "kill,\n# TIOCSTI → EPERM, …), and arguments the kernel reads as 32-bit ints are "
-        "compared on their\n# low 32 bits, where libseccomp compares all 64.\n";
+    out += baseline_ == Baseline::first
+               ? "# The jail's baseline comes before these rules (clone3 → ENOSYS, namespace "
+                 "flags → kill,\n# TIOCSTI → EPERM, …), and arguments the kernel reads as "
+                 "32-bit ints are compared on their\n# low 32 bits, where libseccomp compares "
+                 "all 64.\n"
+               : "# Read without the jail's baseline, to be loaded as the source's runtime loads "
+                 "it. Arguments\n# the kernel reads as 32-bit ints are compared on their low 32 "
+                 "bits, where libseccomp\n# compares all 64.\n";
     for (const auto& l : left_out_) out += comment("Left out: " + l + ".");
     out += name_list("# Not x86_64 syscalls, left out:", not_native_);
     out += name_list(
@@ -665,6 +671,7 @@ class Importer {
   std::string_view text_;
   std::string source_;
   std::vector<std::string> caps_;
+  Baseline baseline_;
   std::string kernel_text_;
   std::optional<std::pair<int, int>> kernel_;
   bool from_config_ = false;

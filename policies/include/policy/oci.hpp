@@ -27,6 +27,10 @@ struct ImportTarget {
   std::string kernel_release;
   // CAP_* names the tool holds. The jail's tool holds none, so entries that need one drop out.
   std::vector<std::string> capabilities;
+  // `first` for a jail's own filter: entries the baseline decides are left out, as they would
+  // never apply. `none` keeps them, for loading the profile as its runtime does (then parsed
+  // with Baseline::none too).
+  Baseline baseline = Baseline::first;
 };
 
 // The message says what is wrong and where ("docker.json:12:5: …", "syscalls[3].args[0].op: …").

@@ -79,6 +79,11 @@ struct Policy {
 // '/' or ending in ".policy"). Throws PolicyError carrying every diagnostic found.
 [[nodiscard]] Policy load_policy(std::string_view name_or_path);
 
+// Whether the baseline (shipped/baseline.policy) comes before a policy's rules. Every filter
+// jail loads has it; `none` reads another runtime's profile as that runtime loads it (the tests
+// run jail under Docker's default profile so), never a filter for jail's own tools.
+enum class Baseline : std::uint8_t { first, none };
+
 // Parses policy text that is not on disk. Includes resolve against `base_dir` (and shipped
 // names). Throws PolicyError.
 [[nodiscard]] Policy parse_policy(std::string_view text, std::string_view display_name,
@@ -92,7 +97,8 @@ struct LoadResult {
 };
 [[nodiscard]] LoadResult try_load_policy(std::string_view name_or_path);
 [[nodiscard]] LoadResult try_parse_policy(std::string_view text, std::string_view display_name,
-                                          std::string_view base_dir = ".");
+                                          std::string_view base_dir = ".",
+                                          Baseline baseline = Baseline::first);
 
 // Names of the policies built into the library.
 [[nodiscard]] std::vector<std::string> shipped_policy_names();
