@@ -6,9 +6,13 @@
 // `no_userns --caps-less COMMAND [ARGS...]` plays Ubuntu's restriction instead: the user
 // namespace is made, but every mount call fails with EPERM, as it does in a namespace that
 // AppArmor left without capabilities.
+// `no_userns --keyring-join-refused COMMAND [ARGS...]` also refuses keyctl(KEYCTL_JOIN_SESSION_
+// KEYRING) with EPERM, and only that: a profile that refuses the join but would let the caller's
+// session keyring be read if the jail went on in it.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/keyctl.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
@@ -20,11 +24,13 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: no_userns [--caps-less] COMMAND [ARGS...]\n");
+    fprintf(stderr, "usage: no_userns [--caps-less | --keyring-join-refused] COMMAND [ARGS...]\n");
     return 2;
   }
   const int caps_less = strcmp(argv[1], "--caps-less") == 0;
   if (caps_less) ++argv;
+  const int keyring = strcmp(argv[1], "--keyring-join-refused") == 0;
+  if (keyring) ++argv;
   struct sock_filter filter[] = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
@@ -50,13 +56,23 @@ int main(int argc, char** argv) {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
   };
+  struct sock_filter join[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_keyctl, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_JOIN_SESSION_KEYRING, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog join_program = {sizeof join / sizeof join[0], join};
   struct sock_fprog program = {sizeof filter / sizeof filter[0], filter};
   if (caps_less) {
     program.len = sizeof mounts / sizeof mounts[0];
     program.filter = mounts;
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0 ||
+      (keyring && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &join_program) != 0)) {
     fprintf(stderr, "no_userns: cannot install the filter: %s\n", strerror(errno));
     return 2;
   }

@@ -6,7 +6,6 @@
 // reports the status and exits too, and the kernel kills whatever is left in the namespace —
 // a daemon that double-forked to outlive the tool does not.
 #include <fcntl.h>
-#include <linux/keyctl.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -29,6 +28,7 @@
 #include "child/fail.hpp"
 #include "child/filesystem.hpp"
 #include "child/identity.hpp"
+#include "child/keyring.hpp"
 #include "child/plan.hpp"
 #include "child/raw_syscall.hpp"
 #include "child/syscalls.hpp"
@@ -309,11 +309,7 @@ void run(Plan& plan) {
   } else if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
     fail(plan, Step::subreaper, errno);
   }
-  // The caller's session keyring is inherited; the tool gets an empty one of its own (ENOSYS: a
-  // kernel without keys, where there is nothing to leave behind).
-  if (::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS) {
-    fail(plan, Step::session_keyring, errno);
-  }
+  leave_callers_keyring(plan);
   if (plan.new_net) bring_loopback_up(plan);
   if (plan.egress_listener) open_egress_listener(plan);
 
