@@ -1,7 +1,8 @@
-// The Landlock mode: where no user namespace can be made (here: the no_userns probe refuses
-// them as Docker's default profile does), jail still runs the tool, and says in which mode. Each
-// test runs twice, as an unprivileged caller: through no_userns (the mode chosen automatically)
-// and in the namespaces mode, so the two stay comparable. Attacks, each checked on the host:
+// The Landlock mode: where no user namespace can be made, jail still runs the tool, and says in
+// which mode. Each test runs as an unprivileged caller: through the no_userns probe (a minimal
+// filter that refuses user namespaces; the mode chosen automatically), under Docker's real
+// default profile (docker_profile.hpp), and in the namespaces mode, so they stay comparable.
+// Attacks, each checked on the host:
 // a secret in $HOME and a credential store in the project, writes outside the binds, a signal to
 // a process of the same user outside the jail, a TCP connect to 127.0.0.1 and a Unix socket of
 // the user's, a call the policy kills, and processes left behind by a SIGKILLed jail.
@@ -25,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "docker_profile.hpp"
 #include "host_socket.hpp"
 #include "run_jail.hpp"
 
@@ -64,8 +66,9 @@ int loopback_socket(int type, int& port) {
 }
 
 // The Landlock mode at this kernel's ABI (7), and as Ubuntu 24.04's (4) and Debian 12's (2)
-// kernels give it (JAIL_LANDLOCK_ABI_MAX), where the filter keeps the tool's signals in.
-enum class Mode { landlock, landlock_abi4, landlock_abi2, namespaces };
+// kernels give it (JAIL_LANDLOCK_ABI_MAX), where the filter keeps the tool's signals in; and
+// inside a Docker container, under its default profile.
+enum class Mode { landlock, landlock_abi4, landlock_abi2, docker, namespaces };
 
 void kill_processes_with(const std::string& marker) {
   DIR* proc = ::opendir("/proc");
@@ -84,6 +87,12 @@ void kill_processes_with(const std::string& marker) {
 class LandlockMode : public ::testing::TestWithParam<Mode> {
  protected:
   void SetUp() override {
+    if (GetParam() == Mode::docker) {
+      if (const std::string missing = docker_profile_missing(); !missing.empty())
+        GTEST_SKIP() << missing;
+      // Not vacuous: the profile is in force, and refuses user namespaces as it does in Docker.
+      ASSERT_EQ(docker_profile_not_in_force(), "");
+    }
     for (const std::string& dir : {home_, project_, work_, outside_, tmp_}) {
       ASSERT_EQ(::mkdir(dir.c_str(), dir == home_ ? 0700 : 0755), 0) << dir;
       ASSERT_EQ(::chown(dir.c_str(), kNobodyUid, kNobodyGid), 0) << dir;
@@ -103,6 +112,7 @@ class LandlockMode : public ::testing::TestWithParam<Mode> {
     options.cwd = project_;
     options.extra_env = {"HOME=" + home_, "TMPDIR=" + tmp_};
     if (landlock()) options.wrapper = {std::string(JAIL_PROBE_DIR) + "/no_userns"};
+    if (GetParam() == Mode::docker) options.wrapper = docker_profile_wrapper();
     if (GetParam() == Mode::landlock_abi4) options.extra_env.push_back("JAIL_LANDLOCK_ABI_MAX=4");
     if (GetParam() == Mode::landlock_abi2) options.extra_env.push_back("JAIL_LANDLOCK_ABI_MAX=2");
     return options;
@@ -384,6 +394,27 @@ TEST(LandlockDoctor, NamesTheModeAndWhy) {
   EXPECT_EQ(native["user_namespaces"]["isolation"], "namespaces");
 }
 
+// Inside a container under Docker's default profile, too.
+TEST(LandlockDoctor, NamesTheModeUnderDockersProfile) {
+  if (const std::string missing = docker_profile_missing(); !missing.empty())
+    GTEST_SKIP() << missing;
+  ASSERT_EQ(docker_profile_not_in_force(), "");
+  RunOptions options;
+  options.caller = Caller::unprivileged;
+  options.wrapper = docker_profile_wrapper();
+  const RunResult r = run_jail({"doctor", "--format", "json"}, options);
+  const auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << describe(r);
+  EXPECT_EQ(json["user_namespaces"]["isolation"], "landlock") << json.dump(2);
+  EXPECT_NE(json["user_namespaces"]["caller_error"].get<std::string>().find("EPERM"),
+            std::string::npos)
+      << json.dump(2);
+  const RunResult text = run_jail({"doctor"}, options);
+  EXPECT_NE(text.out.find("runs: yes, in the Landlock mode"), std::string::npos) << describe(text);
+  EXPECT_NE(text.out.find("already runs under a seccomp filter"), std::string::npos)
+      << describe(text);
+}
+
 // What the mode cannot keep is refused with the reason, never run with the request dropped.
 TEST_P(LandlockMode, WhatTheModeCannotKeepIsRefused) {
   if (!landlock()) GTEST_SKIP() << "the namespaces mode keeps all of these; nothing to refuse";
@@ -457,6 +488,8 @@ std::string mode_name(const ::testing::TestParamInfo<Mode>& mode) {
       return "landlock_abi4";
     case Mode::landlock_abi2:
       return "landlock_abi2";
+    case Mode::docker:
+      return "docker";
     case Mode::namespaces:
       break;
   }
@@ -465,7 +498,7 @@ std::string mode_name(const ::testing::TestParamInfo<Mode>& mode) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, LandlockMode,
                          ::testing::Values(Mode::landlock, Mode::landlock_abi4, Mode::landlock_abi2,
-                                           Mode::namespaces),
+                                           Mode::docker, Mode::namespaces),
                          mode_name);
 
 }  // namespace
