@@ -144,6 +144,27 @@ SocketAccess socket_access(const Spec& spec, const Identity& identity, bool land
   return access;
 }
 
+// The broker makes every connect with the tool's socket, taken with pidfd_getfd. Where an outer
+// seccomp profile refuses that (Docker's, without CAP_SYS_PTRACE), a run that asks for connects
+// to succeed fails here, saying why, rather than with each one refused; without such a flag the
+// tool meets the refusals --net none gives it anyway, each reported.
+void check_connects_can_be_made(const Spec& spec) {
+  const bool asked =
+      spec.net == Net::host || !spec.allow_sockets.empty() || !spec.allow_abstract.empty();
+  const int err = asked ? descriptors_untakeable() : 0;
+  if (err == 0) return;
+  const std::string flag = spec.net == Net::host         ? "--net host"
+                           : !spec.allow_sockets.empty() ? "--allow-socket"
+                                                         : "--allow-abstract";
+  throw Error("connect_broker", err,
+              fmt::format("cannot give the tool {}: jail makes the tool's connects itself, with "
+                          "the tool's socket, and pidfd_getfd is refused here ({}): an outer "
+                          "seccomp profile, as Docker's is to a container without "
+                          "CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE lifts it); without "
+                          "{} the tool runs, and its connects are refused",
+                          flag, strerrorname_np(err), flag));
+}
+
 // Connects (always), path lookups (--trace-lookups), exits under an open-files limit and writes
 // while the current directory is read-only reach the supervisor even where the policy allows
 // them: it performs the connect itself, notes the path, counts the exiting process's
@@ -284,6 +305,7 @@ Process launch_native(const Spec& spec, bool landlock) {
   // Writes there are watched only under a filter, which is what sends them to the supervisor.
   const std::optional<std::string> watched_cwd = policy ? read_only_cwd(spec) : std::nullopt;
   if (policy) {
+    check_connects_can_be_made(spec);
     plan.exits_watched =
         route_to_supervisor(*policy, spec, reinterpret_cast<std::uint64_t>(plan.envp),
                             watched_cwd.has_value(), landlock ? &ruleset : nullptr);

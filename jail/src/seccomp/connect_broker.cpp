@@ -19,6 +19,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "child/syscalls.hpp"
 #include "jail/byte_text.hpp"
 #include "mountinfo.hpp"
@@ -92,6 +94,13 @@ bool in_network_of(int socket, pid_t tid) {
 
 }  // namespace
 
+int descriptors_untakeable() {
+  const UniqueFd self(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  if (!self.valid()) return errno;
+  const UniqueFd copy(static_cast<int>(::syscall(SYS_pidfd_getfd, self.get(), self.get(), 0)));
+  return copy.valid() ? 0 : errno;
+}
+
 policy::Policy with_connects_brokered(const policy::Policy& policy) {
   const std::array numbers = {static_cast<int>(SYS_connect)};
   return reroute_allowed(policy, numbers,
@@ -144,7 +153,14 @@ std::optional<SocketRefusal> ConnectBroker::take(const seccomp_notif& request) {
   if (const int error = take_descriptor(tid, static_cast<int>(request.data.args[0]), job.socket)) {
     // EBADF: not a descriptor of the tool's; EPERM and the rest: nothing is connected unseen.
     answer(job.id, error == EBADF ? EBADF : EACCES);
-    return std::nullopt;
+    if (error != EPERM && error != ENOSYS) return std::nullopt;  // the caller is gone, say
+    // Refused for the supervisor, not the tool: said, or it would look like a network fault.
+    return refused("descriptor " + std::to_string(request.data.args[0]),
+                   fmt::format("a connect the supervisor cannot make here: it may not take the "
+                               "tool's socket (pidfd_getfd: {}; an outer seccomp profile, as "
+                               "Docker's without CAP_SYS_PTRACE)",
+                               strerrorname_np(error)),
+                   EACCES);
   }
   // The descriptor was taken from the thread that still waits, not from a reused pid.
   if (!still_waiting(job.id)) return std::nullopt;

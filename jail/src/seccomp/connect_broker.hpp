@@ -43,6 +43,11 @@ struct SocketAccess {
   std::optional<HostIds> connect_as;
 };
 
+// 0 when this process may take another's descriptors (pidfd_getfd), which the broker needs for
+// every connect it makes; else the errno: an outer seccomp profile refuses it (Docker's, to a
+// container without CAP_SYS_PTRACE), and then the broker connects nothing.
+[[nodiscard]] int descriptors_untakeable();
+
 // `policy` with every rule that allows connect made `log` (and the default, when it allows):
 // the supervisor gets each connect, evaluates the policy and hands the allowed ones to the
 // broker.
