@@ -207,9 +207,21 @@ void DenialHandler::record_signal_refusal(const seccomp_notif& request) {
   record.action = "errno EPERM";
   const auto target = static_cast<int>(request.data.args[0]);
   record.target = fmt::format("pid {}", target);
+  std::string why = "a process outside the jail";
+  if (record.number == SYS_pidfd_send_signal) {
+    // Its first argument is a descriptor, which the supervisor takes to see which process it
+    // names; where an outer profile refuses that, every such signal is refused, and says so.
+    record.target = fmt::format("descriptor {}", target);
+    if (const int err = descriptors_untakeable()) {
+      why = fmt::format(
+          "a process the supervisor cannot tell (it may not take the tool's descriptor: "
+          "pidfd_getfd {}; an outer seccomp profile, as Docker's without CAP_SYS_PTRACE)",
+          strerrorname_np(err));
+    }
+  }
   record_denial(record, record.syscall + " outside the jail",
-                fmt::format("{} of pid {} in pid {}: a process outside the jail → errno EPERM",
-                            record.syscall, target, record.pid),
+                fmt::format("{} of {} in pid {}: {} → errno EPERM", record.syscall, record.target,
+                            record.pid, why),
                 false);
 }
 
