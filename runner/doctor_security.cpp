@@ -19,6 +19,18 @@ namespace {
 const std::vector<std::string> kListenerSteps = {"prctl(PR_SET_NO_NEW_PRIVS)",
                                                  "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)"};
 
+// 0 when this process may take another's descriptors, as jail's supervisor does to make the
+// tool's connects (and, below Landlock ABI 6, to check a pidfd signal); the errno otherwise.
+int descriptors_untakeable() {
+  const int self = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+  if (self < 0) return errno;
+  const int copy = static_cast<int>(syscall(SYS_pidfd_getfd, self, self, 0));
+  const int error = copy < 0 ? errno : 0;
+  if (copy >= 0) close(copy);
+  close(self);
+  return error;
+}
+
 struct Action {
   const char* name;  // as in /proc/sys/kernel/seccomp/actions_avail
   unsigned value;
@@ -88,6 +100,9 @@ Check check_seccomp() {
                                              ? std::string("got a notification fd")
                                              : describe_failure(listener, kListenerSteps));
   if (mode == 2) finding += "; doctor itself already runs under a seccomp filter";
+  const int untakeable = descriptors_untakeable();
+  check.facts["pidfd_getfd"] = untakeable == 0;
+  if (untakeable != 0) finding += "; pidfd_getfd: " + errno_name(untakeable);
   check.finding = finding;
 
   if (!missing_actions.empty() || !listener.succeeded()) {
@@ -101,6 +116,12 @@ Check check_seccomp() {
     check.meaning =
         "jail's filter stacks under the one doctor inherited (a container's?): that outer filter "
         "may deny syscalls jail never reports";
+    if (untakeable != 0) {
+      check.meaning +=
+          "; it refuses pidfd_getfd, so jail cannot make the tool's connects: --net host, "
+          "--allow-socket and --allow-abstract are refused (Docker's profile refuses it to a "
+          "container without CAP_SYS_PTRACE: docker run --cap-add SYS_PTRACE)";
+    }
   } else {
     check.status = Status::ok;
     check.meaning =

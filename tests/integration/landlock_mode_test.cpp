@@ -417,6 +417,8 @@ TEST(LandlockDoctor, NamesTheModeUnderDockersProfile) {
   EXPECT_NE(text.out.find("runs: yes, in the Landlock mode"), std::string::npos) << describe(text);
   EXPECT_NE(text.out.find("already runs under a seccomp filter"), std::string::npos)
       << describe(text);
+  EXPECT_NE(text.out.find("pidfd_getfd: EPERM"), std::string::npos) << describe(text);
+  EXPECT_EQ(json["seccomp"]["pidfd_getfd"], false) << json.dump(2);
 }
 
 // What the mode cannot keep is refused with the reason, never run with the request dropped.
