@@ -131,6 +131,18 @@ TEST_P(EgressTest, ADeniedNameIsRefusedAndNamedInTheStatus) {
   EXPECT_NE(result.err.find("other.test:8080"), std::string::npos) << describe(result);
 }
 
+TEST_P(EgressTest, AProfileListsTheNamesAndTheCommandLineAddsToThem) {
+  write_file(dir_ / "egress.toml", "net-allow = [\"api.test:8080\"]\n");
+  const RunResult result =
+      fetch({"--profile", dir_ / "egress.toml", "--net-allow", "other.test:8080"},
+            {"http://api.test:8080/profile", "http://other.test:8080/line"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("served by 192.0.2.1:8080 path /profile"), std::string::npos)
+      << describe(result);
+  EXPECT_NE(result.out.find("served by 192.0.2.2:8080 path /line"), std::string::npos)
+      << describe(result);
+}
+
 TEST_P(EgressTest, AnAllowedNameOnAnotherPortIsRefused) {
   const RunResult result = fetch({"--net-allow", "api.test:8080"}, {"http://api.test:8081/"});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
