@@ -19,8 +19,24 @@ namespace {
 
 using CapabilitySets = __user_cap_data_struct[_LINUX_CAPABILITY_U32S_3];
 
+// While still root (CAP_SETPCAP): nothing this process runs could ever gain a capability back,
+// even if a later step went wrong. An unprivileged caller's helper has none to gain.
+void empty_bounding_set() {
+  for (int capability = 0; capability < 64; ++capability) {
+    if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0) {
+      if (errno == EINVAL) break;  // past the kernel's last capability
+      throw system_error("dropping capability " + std::to_string(capability) +
+                         " from the bounding set");
+    }
+    if (prctl(PR_CAPBSET_READ, capability, 0, 0, 0) != 0) {
+      throw SetupError("capability " + std::to_string(capability) + " is left in the bounding set");
+    }
+  }
+}
+
 void change_identity(uid_t uid, gid_t gid) {
   if (uid == 0 || gid == 0) throw SetupError("--uid and --gid must not be 0: never run as root");
+  empty_bounding_set();
   if (setgroups(0, nullptr) != 0) throw system_error("setgroups(0)");
   if (setresgid(gid, gid, gid) != 0) throw system_error("setresgid(" + std::to_string(gid) + ")");
   if (setresuid(uid, uid, uid) != 0) throw system_error("setresuid(" + std::to_string(uid) + ")");

@@ -29,6 +29,12 @@ constexpr GuardedRange kRanges[] = {
     {"fec0::/10", "site-local fec0::/10 (deprecated)", false},
     {"fd00:ec2::254/128", "cloud metadata (AWS) fd00:ec2::254", false},
     {"ff00::/8", "multicast ff00::/8", false},
+    // Transition forms that carry an IPv4 address elsewhere than the last 32 bits (6to4, Teredo,
+    // the local-use NAT64 prefix): no tool of a jail needs them, and judging the embedded address
+    // would mean decoding each form; refused unless named.
+    {"2002::/16", "6to4 2002::/16", false},
+    {"2001::/32", "Teredo 2001::/32", false},
+    {"64:ff9b:1::/48", "local-use NAT64 64:ff9b:1::/48", false},
     // The local network, opened by --allow-private.
     {"10.0.0.0/8", "private 10.0.0.0/8", true},
     {"172.16.0.0/12", "private 172.16.0.0/12", true},

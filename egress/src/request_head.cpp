@@ -40,7 +40,11 @@ void add_connection_options(std::string_view value, std::set<std::string>& dropp
     while (!token.empty() && (token.front() == ' ' || token.front() == '\t'))
       token.remove_prefix(1);
     while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
-    if (!token.empty()) dropped.insert(lower(token));
+    // The message's own framing is never hop-by-hop: dropped, the server would read the body
+    // as the next request (a desync the tool could steer).
+    const std::string name = lower(token);
+    if (!name.empty() && name != "content-length" && name != "transfer-encoding")
+      dropped.insert(name);
     if (comma == std::string_view::npos) break;
     value.remove_prefix(comma + 1);
   }

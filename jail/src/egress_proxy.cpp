@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child/plan.hpp"
+#include "jail/byte_text.hpp"
 #include "jail/error.hpp"
 #include "log.hpp"
 
@@ -171,7 +172,7 @@ void EgressProxy::on_readable() {
 void EgressProxy::take_line(const std::string& line) {
   const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
   if (!event.is_object()) {
-    jail::log().error("jail's egress proxy reported a line that is not JSON: {}", line);
+    jail::log().error("jail's egress proxy reported a line that is not JSON: {}", printable(line));
     return;
   }
   const std::string kind = event.value("event", "");
@@ -193,12 +194,15 @@ void EgressProxy::take_line(const std::string& line) {
     entry->reason = event.value("reason", "");
     entry->detail = event.value("detail", "");
     entry->sni = event.value("sni", entry->sni);
+    // Every text here is the tool's to choose (a TLS server name is any bytes): printed so that
+    // nothing it holds starts a line of its own or moves the terminal's cursor.
     if (!entry->allowed) {
-      jail::log().warn("egress: refused {} {}:{} ({}){}", entry->method, entry->name, entry->port,
-                       entry->reason, entry->detail.empty() ? "" : ": " + entry->detail);
+      jail::log().warn("egress: refused {} {}:{} ({}){}", printable(entry->method),
+                       printable(entry->name), entry->port, printable(entry->reason),
+                       entry->detail.empty() ? "" : ": " + printable(entry->detail));
     } else {
-      jail::log().info("egress: {} {}:{} via {}", entry->method, entry->name, entry->port,
-                       entry->address);
+      jail::log().info("egress: {} {}:{} via {}", printable(entry->method), printable(entry->name),
+                       entry->port, printable(entry->address));
     }
   } else if (kind == "closed" && entry != nullptr) {
     closed_[static_cast<std::size_t>(entry - connections_.data())] = true;

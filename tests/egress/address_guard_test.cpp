@@ -44,6 +44,9 @@ TEST(AddressGuard, RefusesTheHostMetadataAndNonUnicastAlways) {
       {"febf::1", "link-local"},
       {"fd00:ec2::254", "AWS"},
       {"ff02::1", "multicast ff00::/8"},
+      {"2002:7f00:1::1", "6to4"},
+      {"2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"},
+      {"64:ff9b:1::7f00:1", "local-use NAT64"},
   };
   for (const auto& [address, expected] : cases) {
     for (const auto ranges : {PrivateRanges::refused, PrivateRanges::allowed}) {

@@ -57,6 +57,22 @@ TEST(RequestHead, AbsoluteFormDefaultsToPort80AndRewritesTheHead) {
             "Connection: close\r\n\r\n");
 }
 
+TEST(RequestHead, ConnectionNeverDropsTheMessagesFraming) {
+  // Listed in Connection, the framing headers would be dropped and the body read upstream as a
+  // request of its own.
+  const HeadReading reading = read(
+      "POST http://example.com/ HTTP/1.1\r\n"
+      "Connection: Content-Length, Transfer-Encoding, X-Hop\r\n"
+      "Transfer-Encoding: chunked\r\n"
+      "X-Hop: 1\r\n\r\n");
+  ASSERT_EQ(reading.status, HeadReading::Status::complete) << reading.problem;
+  EXPECT_EQ(reading.head.upstream_head,
+            "POST / HTTP/1.1\r\n"
+            "Host: example.com\r\n"
+            "Transfer-Encoding: chunked\r\n"
+            "Connection: close\r\n\r\n");
+}
+
 TEST(RequestHead, AbsoluteFormWithPortQueryOnlyAndHttp10) {
   const HeadReading reading =
       read("POST http://192.0.2.1:8080?x HTTP/1.0\r\nContent-Length: 2\r\n\r\nhi");

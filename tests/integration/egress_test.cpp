@@ -280,6 +280,38 @@ tunnel('api.test')
   EXPECT_EQ(seen[1]["allowed"], true) << seen[1].dump();
 }
 
+TEST_P(EgressTest, WhatTheToolNamesCannotForgeJailsLogOrStatus) {
+  // A server name with a line break, a forged log line, a terminal escape and invalid UTF-8:
+  // jail's stderr shows it escaped on one line, the status JSON holds it as sent.
+  const RunResult result = run({"--net-allow", "api.test:8443"}, {"python3", "-c", R"(
+import socket
+name = b'x\njail: forged line\n\x1b[31mred\xff'
+sni = b'\x00' + len(name).to_bytes(2, 'big') + name
+names = len(sni).to_bytes(2, 'big') + sni
+extension = b'\x00\x00' + len(names).to_bytes(2, 'big') + names
+body = (b'\x03\x03' + bytes(32) + b'\x00' + b'\x00\x02\x13\x01' + b'\x01\x00' +
+        len(extension).to_bytes(2, 'big') + extension)
+handshake = b'\x01' + len(body).to_bytes(3, 'big') + body
+s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+s.sendall(b'CONNECT api.test:8443 HTTP/1.1\r\nHost: api.test:8443\r\n\r\n')
+print(s.recv(200).split(b'\r\n')[0].decode())
+s.sendall(b'\x16\x03\x01' + len(handshake).to_bytes(2, 'big') + handshake)
+print('after hello', s.recv(100))
+)"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("after hello b''"), std::string::npos) << describe(result);
+  for (const std::string& line : split_lines(result.err)) {
+    EXPECT_FALSE(line.starts_with("jail: forged")) << describe(result);
+  }
+  EXPECT_EQ(result.err.find('\x1b'), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("tls_sni_mismatch"), std::string::npos) << describe(result);
+  const auto seen = connections_to("api.test");
+  ASSERT_EQ(seen.size(), 1u) << status_.dump(2);
+  EXPECT_EQ(seen[0]["reason"], "tls_sni_mismatch");
+  // Kept as it was sent, line break and escape included (the invalid byte as U+FFFD).
+  EXPECT_EQ(seen[0]["sni"], "x\njail: forged line\n\x1b[31mred\xef\xbf\xbd") << seen[0].dump();
+}
+
 // Host pids of `parent`'s children, from every thread's list.
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> children;

@@ -78,7 +78,9 @@ EgressWorld::EgressWorld() {
     if (n <= 0) break;
     said.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(out[0]);
+  // Kept open: the server may still be writing the rest of its line, and a closed pipe would
+  // end it with EPIPE.
+  server_stdout_ = out[0];
   if (said.find("ready") == std::string::npos)
     throw std::runtime_error("egress world: the servers did not start: " + said);
   // Reached from here before any test relies on it: a refusal later is the proxy's.
@@ -97,6 +99,7 @@ EgressWorld::EgressWorld() {
 
 EgressWorld::~EgressWorld() {
   if (server_stdin_ >= 0) ::close(server_stdin_);
+  if (server_stdout_ >= 0) ::close(server_stdout_);
   if (server_ > 0) {
     ::kill(server_, SIGKILL);
     ::waitpid(server_, nullptr, 0);

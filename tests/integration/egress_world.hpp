@@ -28,6 +28,7 @@ class EgressWorld {
   int host_mounts_ = -1;
   pid_t server_ = -1;
   int server_stdin_ = -1;
+  int server_stdout_ = -1;
   std::unique_ptr<TempDir> dir_;
 };
 

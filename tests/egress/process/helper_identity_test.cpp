@@ -40,6 +40,7 @@ TEST(EgressHelper, RunsAsItsOwnUidWithoutCapabilitiesUnderItsFilter) {
   EXPECT_EQ(status.at("CapPrm"), "0000000000000000");
   EXPECT_EQ(status.at("CapInh"), "0000000000000000");
   EXPECT_EQ(status.at("CapAmb"), "0000000000000000");
+  EXPECT_EQ(status.at("CapBnd"), "0000000000000000");
   EXPECT_EQ(status.at("NoNewPrivs"), "1");
   EXPECT_EQ(status.at("Seccomp"), "2");
 }
