@@ -24,8 +24,8 @@ std::string docker_profile_not_in_force() {
   for (const std::string& word : docker_profile_wrapper()) command += " '" + word + "'";
   command +=
       " sh -c 'grep ^Seccomp: /proc/self/status; unshare --user true; echo unshare=$?; "
-      "exec " +
-      std::string(JAIL_PROBE_DIR) + "/sc_clone3'";
+      "exec \"" +
+      std::string(JAIL_PROBE_DIR) + "/sc_clone3\"'";  // quoted: the build may sit in "jail ci"
   const std::string out = shell_output(command);
   const bool in_force = out.find("Seccomp:\t2") != std::string::npos &&
                         out.find("Operation not permitted") != std::string::npos &&
