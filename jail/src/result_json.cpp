@@ -79,6 +79,9 @@ std::string to_json(const Result& result) {
   json["limit_hit"] = result.limit_hit ? nlohmann::ordered_json(to_string(*result.limit_hit))
                                        : nlohmann::ordered_json(nullptr);
   json["limits"] = limits_json(result.limits);
+  nlohmann::ordered_json enforced = nlohmann::ordered_json::object();
+  for (const auto& [limit, how] : result.limits_enforced) enforced[limit] = how;
+  json["limits_enforced"] = enforced;
   json["output_truncated"] = result.output_truncated;
   json["lookups"] = lookups_json(result.lookups);
   nlohmann::ordered_json masked = nlohmann::ordered_json::array();

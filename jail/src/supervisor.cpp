@@ -19,6 +19,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "limit_enforcement.hpp"
 #include "log.hpp"
 #include "mountinfo.hpp"
 #include "runsc/keeper.hpp"
@@ -329,6 +330,7 @@ Result Supervisor::finish() {
   }
   // The tool never started under its filter: it looked nothing up.
   if (state_.lookups == LookupTrace::record && !record.lookups) record.lookups = Lookups{};
+  const int cgroup_version = state_.cgroup.empty() ? 0 : state_.cgroup.version();
   if (!state_.cgroup.empty()) {
     record.cgroup_usage = state_.cgroup.usage();
     if (!state_.cgroup.remove()) {
@@ -346,6 +348,7 @@ Result Supervisor::finish() {
   result.abstract_sockets_scoped = state_.abstract_sockets_scoped;
   result.isolation = state_.isolation;
   result.quotas = state_.quotas;
+  result.limits_enforced = limit_enforcement(state_.limits, cgroup_version);
   if (egress_) result.connections = egress_->finish();
   // A run that never got past setup ran no tool: its session goes with the Recorder.
   if (state_.dry_run && result.outcome != Outcome::setup_error) {

@@ -147,6 +147,9 @@ struct Result {
   std::vector<SyscallUse> syscalls_seen;  // SeccompMode::learn only, by syscall number
   std::optional<Lookups> lookups;         // LookupTrace::record only
   Limits limits;                          // the limits the run had, echoed back
+  // How each of them was held (limit → "cgroup v1, the whole jail", "RLIMIT_CPU, each process
+  // of the tool", "supervisor: …"), in the order of Limits' fields.
+  std::vector<std::pair<std::string, std::string>> limits_enforced;
   std::optional<DryRunSession> dry_run;
   std::optional<SetupFailure> error;
   std::vector<PhaseTime> timings;   // Spec::trace_timing only: every phase reached, in order
