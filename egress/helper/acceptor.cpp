@@ -18,13 +18,15 @@ namespace {
 
 std::atomic<int> active_connections{0};
 
-// Jail closing its end means the run is over: every connection ends with the process.
-void exit_if_jail_gone(const pollfd& report) {
-  if (report.revents == 0) return;
+// Jail closing its end means the run is over: every connection ends with the process, after
+// what the ones still open have moved is reported (jail reads on until the helper's end closes).
+void exit_if_jail_gone(const pollfd& watched, Report& report) {
+  if (watched.revents == 0) return;
   char ignored[256];
-  const ssize_t got = recv(report.fd, ignored, sizeof ignored, MSG_DONTWAIT);
+  const ssize_t got = recv(watched.fd, ignored, sizeof ignored, MSG_DONTWAIT);
   if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) ||
-      (report.revents & (POLLHUP | POLLERR)) != 0) {
+      (watched.revents & (POLLHUP | POLLERR)) != 0) {
+    report.end_of_run();
     _exit(0);
   }
 }
@@ -71,7 +73,7 @@ void serve_until_jail_goes(int listen_fd, int report_fd, const ProxyRules& rules
       if (errno == EINTR) continue;
       _exit(125);
     }
-    exit_if_jail_gone(watched[0]);
+    exit_if_jail_gone(watched[0], report);
     if (watched[1].revents == 0) continue;
     UniqueFd client(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
     if (!client.valid()) {

@@ -44,26 +44,19 @@ class ConnectionRun {
     if (!upstream_.valid()) return;
     decision_.address = to_string(upstream_address_);
     report_.connection(decision_);
+    OpenConnection open(report_, decision_.id);
 
-    Transfer transfer;
     std::string pending = buffer_.substr(head->size);
     if (head->kind == RequestKind::connect) {
-      if (!send_all(client_.get(), "HTTP/1.1 200 Connection established\r\n\r\n")) {
-        report_.closed(decision_.id, 0, 0);
-        return;
-      }
-      if (!hello_matches(head->authority, pending)) {
-        report_.closed(decision_.id, 0, 0);
-        return;
-      }
+      if (!send_all(client_.get(), "HTTP/1.1 200 Connection established\r\n\r\n")) return;
+      if (!hello_matches(head->authority, pending)) return;
     } else {
       pending.insert(0, head->upstream_head);
     }
     if (send_all(upstream_.get(), pending)) {
-      transfer = relay(client_.get(), upstream_.get());
-      transfer.bytes_out += pending.size();
+      open.traffic().bytes_out += pending.size();
+      relay(client_.get(), upstream_.get(), open.traffic());
     }
-    report_.closed(decision_.id, transfer.bytes_out, transfer.bytes_in);
   }
 
  private:

@@ -1,4 +1,4 @@
-// Host side: the two splice loops of a connection, one of them on a thread of its own.
+// Host side: the splice loops of a connection, one a direction.
 #include "relay.hpp"
 
 #include <fcntl.h>
@@ -16,27 +16,26 @@ namespace {
 
 constexpr std::size_t kChunk = 1 << 20;
 
-// What moves from `from` to `to` until `from` ends; on a failure both sockets are shut down so
-// the other direction's blocked splice returns too.
-std::uint64_t pump(int from, int to) {
+}  // namespace
+
+void pump(int from, int to, std::atomic<std::uint64_t>& moved) {
   int pipe_ends[2];
   if (pipe2(pipe_ends, O_CLOEXEC) != 0) {
     shutdown(from, SHUT_RDWR);
     shutdown(to, SHUT_RDWR);
-    return 0;
+    return;
   }
   const UniqueFd read_end(pipe_ends[0]);
   const UniqueFd write_end(pipe_ends[1]);
   // 1 MiB halves the relay's CPU time against 256 KiB (docs/egress.md). Refused beyond
   // pipe-max-size or the user's pipe-user-pages-soft, which bounds the memory: no failure.
   (void)fcntl(write_end.get(), F_SETPIPE_SZ, static_cast<int>(kChunk));
-  std::uint64_t moved = 0;
   while (true) {
     const ssize_t in = splice(from, nullptr, write_end.get(), nullptr, kChunk, SPLICE_F_MOVE);
     if (in < 0 && errno == EINTR) continue;
     if (in == 0) {
       shutdown(to, SHUT_WR);
-      return moved;
+      return;
     }
     if (in < 0) break;
     ssize_t left = in;
@@ -52,17 +51,12 @@ std::uint64_t pump(int from, int to) {
   }
   shutdown(from, SHUT_RDWR);
   shutdown(to, SHUT_RDWR);
-  return moved;
 }
 
-}  // namespace
-
-Transfer relay(int client, int upstream) {
-  Transfer transfer;
-  std::thread inbound([&] { transfer.bytes_in = pump(upstream, client); });
-  transfer.bytes_out = pump(client, upstream);
+void relay(int client, int upstream, Traffic& traffic) {
+  std::thread inbound([&] { pump(upstream, client, traffic.bytes_in); });
+  pump(client, upstream, traffic.bytes_out);
   inbound.join();
-  return transfer;
 }
 
 }  // namespace jail::egress

@@ -54,13 +54,50 @@ void Report::connection(const Decision& decision) {
   write_line(line_of(line));
 }
 
-void Report::closed(std::uint64_t id, std::uint64_t bytes_out, std::uint64_t bytes_in) {
-  write_line(
-      line_of({{"event", "closed"}, {"id", id}, {"bytes_out", bytes_out}, {"bytes_in", bytes_in}}));
+std::shared_ptr<Traffic> Report::opened(std::uint64_t id) {
+  auto traffic = std::make_shared<Traffic>();
+  const std::lock_guard lock(mutex_);
+  open_[id] = traffic;
+  return traffic;
+}
+
+namespace {
+
+nlohmann::ordered_json closed_line(std::uint64_t id, const Traffic& traffic) {
+  return {{"event", "closed"},
+          {"id", id},
+          {"bytes_out", traffic.bytes_out.load()},
+          {"bytes_in", traffic.bytes_in.load()}};
+}
+
+}  // namespace
+
+void Report::closed(std::uint64_t id) {
+  const std::lock_guard lock(mutex_);
+  const auto found = open_.find(id);
+  if (found == open_.end()) return;
+  send_line(line_of(closed_line(id, *found->second)));
+  open_.erase(found);
+}
+
+void Report::end_of_run() {
+  const std::lock_guard lock(mutex_);
+  for (const auto& [id, traffic] : open_) {
+    auto line = closed_line(id, *traffic);
+    line["open"] = true;
+    send_line(line_of(line));
+  }
+  open_.clear();
+  ended_ = true;
 }
 
 void Report::write_line(const std::string& line) {
   const std::lock_guard lock(mutex_);
+  send_line(line);
+}
+
+void Report::send_line(const std::string& line) {
+  if (ended_) return;
   // One send: jail reads whole lines. A jail that is gone ends the helper (main's loop).
   (void)send(fd_, line.data(), line.size(), MSG_NOSIGNAL);
 }

@@ -100,6 +100,10 @@ void EgressHelper::close_report() {
   report_ = -1;
 }
 
+void EgressHelper::end_report() {
+  shutdown(report_, SHUT_WR);
+}
+
 int EgressHelper::wait_exit(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {

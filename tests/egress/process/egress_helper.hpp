@@ -27,6 +27,8 @@ class EgressHelper {
       std::chrono::milliseconds timeout = std::chrono::seconds(10));
   // Closes the test's end of the report socket, as jail does when its run ends.
   void close_report();
+  // Shuts down the test's writing side of the report socket and reads on, as jail ends a run.
+  void end_report();
   // The exit status (as waitpid gives it), or -1 when the helper runs on past the timeout.
   [[nodiscard]] int wait_exit(std::chrono::milliseconds timeout);
   // What the helper wrote to stderr, once it has exited.
