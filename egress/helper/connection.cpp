@@ -13,6 +13,7 @@
 #include "http_refusal.hpp"
 #include "relay.hpp"
 #include "socket_io.hpp"
+#include "tls_tunnel.hpp"
 #include "upstream.hpp"
 
 namespace jail::egress {
@@ -49,7 +50,14 @@ class ConnectionRun {
     std::string pending = buffer_.substr(head->size);
     if (head->kind == RequestKind::connect) {
       if (!send_all(client_.get(), "HTTP/1.1 200 Connection established\r\n\r\n")) return;
-      if (!hello_matches(head->authority, pending)) return;
+      const Tunnel tunnel = first_hello(head->authority, pending);
+      if (tunnel == Tunnel::refused) return;
+      if (tunnel == Tunnel::tls) {
+        const auto refused = relay_tls(client_.get(), upstream_.get(), head->authority.host,
+                                       std::move(pending), open.traffic());
+        if (refused) refuse_later_hello(head->authority, *refused);
+        return;
+      }
     } else {
       pending.insert(0, head->upstream_head);
     }
@@ -128,32 +136,48 @@ class ConnectionRun {
     return std::move(connected.socket);
   }
 
+  enum class Tunnel { refused, plain, tls };
+
   // The tunnel's first client bytes, if they start a TLS ClientHello, must name the CONNECT
-  // host. `pending` gets every byte read. False: refused (reported; both sides end).
-  bool hello_matches(const Authority& authority, std::string& pending) {
-    if (pending.empty() && !client_speaks_first()) return true;
+  // host. `pending` gets every byte read. Refused: reported; both sides end.
+  Tunnel first_hello(const Authority& authority, std::string& pending) {
+    if (pending.empty() && !client_speaks_first()) return Tunnel::plain;
     const auto deadline = Clock::now() + kHelloTimeout;
     while (true) {
       const HelloReading hello = read_client_hello(pending);
       switch (hello.status) {
         case HelloReading::Status::not_tls:
-          return true;
+          return Tunnel::plain;
         case HelloReading::Status::complete:
-          return server_name_matches(authority, hello);
+          return server_name_matches(authority, hello) ? Tunnel::tls : Tunnel::refused;
         case HelloReading::Status::malformed:
           refuse(Reason::bad_request, 0, "the TLS ClientHello is unreadable: " + hello.problem);
-          return false;
+          return Tunnel::refused;
         case HelloReading::Status::need_more:
           break;
       }
       const ssize_t received =
           receive_into(client_.get(), pending, kMaxHelloBytes + 1 - pending.size(), deadline);
-      if (received == 0 && pending.empty()) return true;  // a half-close, passed on as one
+      if (received == 0 && pending.empty()) return Tunnel::plain;  // a half-close, passed on
       if (received <= 0) {
         refuse(Reason::bad_request, 0, "the TLS ClientHello did not arrive whole");
-        return false;
+        return Tunnel::refused;
       }
     }
+  }
+
+  // A ClientHello after the first (one answering a HelloRetryRequest), refused by the watch.
+  void refuse_later_hello(const Authority& authority, const HandshakeWatch::Step& step) {
+    if (step.status != HandshakeWatch::Step::Status::name_mismatch) {
+      refuse(Reason::bad_request, 0, "the TLS handshake is refused: " + step.problem);
+      return;
+    }
+    decision_.sni = step.server_name;
+    const std::string named =
+        step.server_name->empty() ? "names no server" : "names \"" + *step.server_name + "\"";
+    refuse(Reason::tls_sni_mismatch, 0,
+           "a later TLS ClientHello " + named + ", not the CONNECT host " + authority.host +
+               " (--net-allow the name the tool asks for)");
   }
 
   bool server_name_matches(const Authority& authority, const HelloReading& hello) {

@@ -120,7 +120,12 @@ HelloReading read_client_hello(std::string_view bytes) {
     }
     return reading;
   }
-  Reader hello(*handshake);
+  return read_client_hello_body(*handshake);
+}
+
+HelloReading read_client_hello_body(std::string_view message_body) {
+  HelloReading reading;
+  Reader hello(message_body);
   hello.take(2 + 32);  // legacy_version, random
   hello.vector(1);     // legacy_session_id
   hello.vector(2);     // cipher_suites

@@ -1,4 +1,5 @@
-// Test support: TLS ClientHello records built byte by byte, with or without a server name.
+// Test support: TLS ClientHello records built byte by byte, with or without a server name, and
+// the other records of a handshake around them.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +52,28 @@ inline std::string in_records(const std::string& message, std::size_t record_siz
 
 inline std::string client_hello(const std::optional<std::string>& server_name) {
   return in_records(client_hello_message(server_name));
+}
+
+// A record of another type: ChangeCipherSpec (20), alert (21), application data (23).
+inline std::string record(std::uint8_t type, const std::string& body) {
+  return std::string(1, static_cast<char>(type)) + "\x03\x03" + with_length(body, 2);
+}
+
+inline std::string change_cipher_spec() {
+  return record(20, "\x01");
+}
+
+// A server's first handshake message: a ServerHello, or with `retry` a HelloRetryRequest (its
+// random is RFC 8446's fixed value).
+inline std::string server_hello(bool retry) {
+  const std::string retry_random =
+      "\xCF\x21\xAD\x74\xE5\x9A\x61\x11\xBE\x1D\x8C\x02\x1E\x65\xB8\x91"
+      "\xC2\xA2\x11\x16\x7A\xBB\x8C\x5E\x07\x9E\x09\xE2\xC8\xA8\x33\x9C";
+  std::string body = "\x03\x03" + (retry ? retry_random : std::string(32, '\x33'));
+  body += with_length(std::string(32, '\x22'), 1);                     // legacy_session_id_echo
+  body += std::string("\x13\x01\x00", 3);                              // cipher_suite, compression
+  body += with_length(std::string("\x00\x2b\x00\x02\x03\x04", 6), 2);  // supported_versions
+  return record(22, "\x02" + with_length(body, 3));
 }
 
 }  // namespace jail::egress::test

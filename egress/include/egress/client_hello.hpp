@@ -27,4 +27,8 @@ struct HelloReading {
 // span several TLS records.
 [[nodiscard]] HelloReading read_client_hello(std::string_view bytes);
 
+// Reads one ClientHello message's body (after its 4-byte handshake header): complete or
+// malformed.
+[[nodiscard]] HelloReading read_client_hello_body(std::string_view message_body);
+
 }  // namespace jail::egress

@@ -1,4 +1,5 @@
-// jail-egress's CONNECT tunnels past their first bytes: what a tunnel still open has moved is
+// jail-egress's CONNECT tunnels past their first bytes: a second ClientHello (after the server's
+// HelloRetryRequest) is checked like the first, and what a tunnel still open has moved is
 // reported when jail ends the run.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <memory>
 
+#include "../client_hello_bytes.hpp"
 #include "egress_helper.hpp"
 #include "scripted_server.hpp"
 #include "test_network.hpp"
@@ -86,9 +88,68 @@ class EgressTunnel : public ::testing::Test {
 
   std::string port() const { return std::to_string(server_->port()); }
 
+  // A tunnel whose first ClientHello names api.test and whose server asks for another.
+  std::unique_ptr<Tool> retried_tunnel(const std::string& first_hello) {
+    auto tool = std::make_unique<Tool>(helper_->proxy_port());
+    tool->send_all("CONNECT api.test:" + port() + " HTTP/1.1\r\n\r\n" + first_hello);
+    EXPECT_EQ(tool->receive(kEstablished.size()), kEstablished);
+    EXPECT_EQ(tool->receive(server_hello(true).size()), server_hello(true));
+    return tool;
+  }
+
   std::unique_ptr<ScriptedServer> server_;
   std::unique_ptr<EgressHelper> helper_;
 };
+
+TEST_F(EgressTunnel, ASecondHelloNamingAnotherHostEndsTheTunnel) {
+  start(server_hello(true));
+  const std::string first = client_hello("api.test");
+  auto tool = retried_tunnel(first);
+  // TLS 1.3's compatibility mode puts a ChangeCipherSpec before the second hello.
+  tool->send_all(change_cipher_spec() + client_hello("evil.test"));
+  EXPECT_TRUE(tool->ended());
+  EXPECT_EQ(helper_->next_line()["allowed"], true);
+  const auto mismatch = helper_->next_line();
+  EXPECT_EQ(mismatch["event"], "connection");
+  EXPECT_EQ(mismatch["id"], 1);
+  EXPECT_EQ(mismatch["allowed"], false);
+  EXPECT_EQ(mismatch["reason"], "tls_sni_mismatch");
+  EXPECT_EQ(mismatch["sni"], "evil.test");
+  const auto closed = helper_->next_line();
+  EXPECT_EQ(closed["event"], "closed");
+  EXPECT_EQ(closed["bytes_out"], first.size() + change_cipher_spec().size());
+  // The server never saw the second hello.
+  EXPECT_EQ(server_->received(), first + change_cipher_spec());
+}
+
+TEST_F(EgressTunnel, ASecondHelloWithoutChangeCipherSpecIsCheckedToo) {
+  start(server_hello(true));
+  auto tool = retried_tunnel(client_hello("api.test"));
+  tool->send_all(client_hello(std::nullopt));
+  EXPECT_TRUE(tool->ended());
+  (void)helper_->next_line();
+  const auto mismatch = helper_->next_line();
+  EXPECT_EQ(mismatch["reason"], "tls_sni_mismatch");
+  EXPECT_EQ(mismatch["sni"], "");
+}
+
+TEST_F(EgressTunnel, ASecondHelloNamingTheHostPasses) {
+  start(server_hello(true));
+  const std::string first = client_hello("api.test");
+  auto tool = retried_tunnel(first);
+  const std::string rest =
+      change_cipher_spec() + client_hello("api.test") + record(23, std::string(16'000, 'a'));
+  tool->send_all(rest);
+  EXPECT_EQ(server_->wait_received(first.size() + rest.size()), first.size() + rest.size());
+  tool->close_sending();
+  EXPECT_EQ(helper_->next_line()["allowed"], true);
+  helper_->end_report();
+  const auto closed = helper_->next_line();
+  EXPECT_EQ(closed["event"], "closed");
+  EXPECT_EQ(closed["bytes_out"], first.size() + rest.size());
+  EXPECT_EQ(closed["bytes_in"], server_hello(true).size());
+  EXPECT_EQ(server_->received(), first + rest);
+}
 
 TEST_F(EgressTunnel, WhatAnOpenTunnelMovedIsReportedWhenTheRunEnds) {
   start("");  // a sink: reads all, never answers, never closes
