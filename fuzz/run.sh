@@ -6,6 +6,7 @@
 #
 #   bash fuzz/run.sh SECONDS [HARNESS...]     harnesses: policy_parser oci_import run_options profile
 #                                             egress_request egress_client_hello egress_allow_entry
+#                                             egress_handshake_watch
 #
 # Exit 77 (ctest's skip) when clang is not installed. Longer runs: fuzz/run.sh 3600.
 # FUZZ_BUILD_DIR, FUZZ_OPT (-O1) and JOBS (nproc) set where and how the harnesses are built.
@@ -15,7 +16,7 @@ seconds="${1:?usage: fuzz/run.sh SECONDS [HARNESS...]}"
 shift
 harnesses=("$@")
 [[ ${#harnesses[@]} -eq 0 ]] && harnesses=(policy_parser oci_import run_options profile egress_request
-  egress_client_hello egress_allow_entry)
+  egress_client_hello egress_allow_entry egress_handshake_watch)
 build="${FUZZ_BUILD_DIR:-${root}/build-fuzz}"
 
 if ! command -v clang++ >/dev/null || ! command -v clang >/dev/null; then
