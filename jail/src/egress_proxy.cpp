@@ -28,8 +28,10 @@ namespace {
 
 constexpr int kListenFd = 3;
 constexpr int kReportFd = 4;
-// How long the helper has, once told the jail ended, to report what was still open.
-constexpr std::chrono::milliseconds kFinishGrace{2000};
+// How long the helper has to report the closes the tool's end caused, then (told to stop) to
+// report what was still open (a server that never answers keeps its tunnel open) and exit.
+constexpr std::chrono::milliseconds kClosesGrace{1000};
+constexpr std::chrono::milliseconds kStopGrace{1000};
 
 [[noreturn]] void fail(int err, const std::string& text) {
   throw Error("egress_proxy", err, text);
@@ -208,6 +210,7 @@ void EgressProxy::take_line(const std::string& line) {
     closed_[static_cast<std::size_t>(entry - connections_.data())] = true;
     entry->bytes_out = event.value("bytes_out", std::uint64_t{0});
     entry->bytes_in = event.value("bytes_in", std::uint64_t{0});
+    entry->open_at_end = event.value("open", false);
   }
 }
 
@@ -222,21 +225,23 @@ std::vector<NetConnection> EgressProxy::finish() {
   // The tool has gone, and with it its ends of every connection: the helper sees each close and
   // reports its byte counts. Those come first; then the helper is told to stop.
   ended_early_logged_ = true;  // its end is expected now
-  const auto give_up = std::chrono::steady_clock::now() + kFinishGrace;
+  auto give_up = std::chrono::steady_clock::now() + kClosesGrace;
   bool stopping = false;
   while (reports_.valid()) {
-    if (!stopping && !any_open()) {
+    if (!stopping && (!any_open() || std::chrono::steady_clock::now() >= give_up)) {
+      // The helper then reports every connection still open with its counts so far ("open").
       ::shutdown(reports_.get(), SHUT_WR);
       stopping = true;
+      give_up = std::chrono::steady_clock::now() + kStopGrace;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         give_up - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
+    if (left.count() <= 0 && stopping) break;
     pollfd entry{reports_.get(), POLLIN, 0};
-    const int ready = ::poll(&entry, 1, static_cast<int>(left.count()));
+    const int ready = ::poll(&entry, 1, static_cast<int>(std::max<long>(left.count(), 0)));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;
-    on_readable();
+    if (ready < 0) break;
+    if (ready > 0) on_readable();
   }
   end_helper();
   return connections_;

@@ -106,7 +106,8 @@ std::string to_json(const Result& result) {
                            {"detail", text_json(connection.detail)},
                            {"sni", text_json(connection.sni)},
                            {"bytes_out", connection.bytes_out},
-                           {"bytes_in", connection.bytes_in}});
+                           {"bytes_in", connection.bytes_in},
+                           {"open_at_end", connection.open_at_end}});
   }
   json["connections"] = connections;
   json["dry_run"] = nlohmann::ordered_json();

@@ -12,6 +12,7 @@ import threading
 HTTP = [("192.0.2.1", 8080), ("192.0.2.1", 8081), ("192.0.2.1", 8443), ("192.0.2.2", 8080),
         ("127.0.0.1", 8080), ("169.254.169.254", 80), ("10.11.12.13", 8080)]
 UDP = [("192.0.2.1", 53)]
+SILENT = [("192.0.2.1", 9100)]  # reads everything, never answers, never closes
 CHUNK = b"x" * (1 << 16)
 
 
@@ -56,6 +57,21 @@ def serve_udp(address):
     threading.Thread(target=echo, daemon=True).start()
 
 
+def serve_silently(address):
+    listener = socket.create_server(address)
+
+    def drain(connection):
+        while connection.recv(1 << 16):
+            pass
+
+    def accept():
+        while True:
+            connection, _ = listener.accept()
+            threading.Thread(target=drain, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+
+
 def main():
     for address in HTTP:
         server = http.server.ThreadingHTTPServer(address, Handler)
@@ -63,6 +79,8 @@ def main():
         threading.Thread(target=server.serve_forever, daemon=True).start()
     for address in UDP:
         serve_udp(address)
+    for address in SILENT:
+        serve_silently(address)
     print("ready", flush=True)
     sys.stdin.read()
 

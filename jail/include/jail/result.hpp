@@ -121,6 +121,9 @@ struct NetConnection {
   std::string sni;              // the TLS server name the tool sent, where it mattered
   std::uint64_t bytes_out = 0;  // tool to server
   std::uint64_t bytes_in = 0;   // server to tool
+  // Still open when the jail ended (a server that never answered or closed): the counts are
+  // what had moved by then.
+  bool open_at_end = false;
 };
 
 struct Result {
