@@ -23,7 +23,8 @@ lib=$(find "$prefix" -name libjail.a)
 for f in "$prefix/bin/jail" "$prefix/include/jail/spec.hpp" "$prefix/include/jail/launch.hpp" \
          "$prefix/share/jail/policies/default.policy" "$prefix/share/man/man1/jail.1" \
          "$pc" "$config" "$lib" "$(dirname "$config")/jailConfigVersion.cmake" \
-         "$(dirname "$config")/jailTargets.cmake" "$(dirname "$lib")/libjail_policies.a"; do
+         "$(dirname "$config")/jailTargets.cmake" "$(dirname "$lib")/libjail_policies.a" \
+         "$(dirname "$lib")/libjail_egress_rules.a" "$prefix/libexec/jail/jail-egress"; do
   [[ -n $f && -f $f ]] || { echo "not installed: ${f:-(a file)}"; exit 1; }
 done
 step "the AppArmor profile for Ubuntu's user-namespace restriction names the installed jail"
