@@ -27,7 +27,12 @@ bytes=$((megabytes * 1024 * 1024))
 work=$(mktemp -d /var/tmp/jail-bench-egress.XXXXXX)
 server_pid=
 cleanup() {
-  [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  if [[ -n $server_pid ]]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  # The private hosts file is mounted over /etc/hosts here: busy until unmounted.
+  umount /etc/hosts 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
