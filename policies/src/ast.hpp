@@ -46,11 +46,11 @@ struct SyscallName {
 };
 
 struct Statement {
-  enum class Kind { default_action, include, rule };
+  enum class Kind { default_action, include, within, rule };
   Kind kind = Kind::rule;
   int line = 0;
   ActionNode action;
-  std::string include_target;
+  std::string include_target;  // also the bound of `within`
   int include_column = 1;
   std::vector<SyscallName> syscalls;
   std::optional<CondNode> condition;

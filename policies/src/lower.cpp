@@ -17,6 +17,7 @@
 #include "policy/syscalls.hpp"
 #include "policy/text_file.hpp"
 #include "shipped.hpp"
+#include "within.hpp"
 
 namespace jail::policy {
 namespace {
@@ -70,9 +71,18 @@ SourceId shipped_source(const detail::ShippedFile& f) {
                   std::string(f.text)};
 }
 
+// The `within` line of the top file, resolved once the file has been read.
+struct WithinLine {
+  std::string target;
+  SourceLocation where;
+  std::string line;
+};
+
 class Loader {
  public:
-  explicit Loader(Baseline baseline) : baseline_(baseline) {}
+  // `bounds`: the keys of the files whose `within` led here, to refuse a cycle of them.
+  explicit Loader(Baseline baseline, std::vector<std::string> bounds = {})
+      : baseline_(baseline), bounds_(std::move(bounds)) {}
 
   LoadResult run(const SourceId& top) {
     if (const auto* base = find_shipped("baseline");
@@ -90,6 +100,7 @@ class Loader {
       policy_.default_where = def->where;
     }
     policy_.name = top.display;
+    if (within_ && !has_errors(diags_)) limit(top);
     // Report in reading order: files in the order they were first read, then line and column.
     auto file_rank = [&](const std::string& file) {
       for (std::size_t i = 0; i < policy_.sources.size(); ++i)
@@ -143,6 +154,21 @@ class Loader {
           if (def && !inherited) inherited = def;
           break;
         }
+        case Statement::Kind::within:
+          if (depth > 0) {
+            error(at(1),
+                  "'within' bounds a whole policy, so it belongs in the top file, not in an "
+                  "included one; move it to the file jail is given",
+                  line);
+          } else if (within_) {
+            error(at(1),
+                  "second 'within' (the first is at line " + std::to_string(within_->where.line) +
+                      "); a policy has one bound",
+                  line);
+          } else {
+            within_ = WithinLine{st.include_target, at(st.include_column), line};
+          }
+          break;
         case Statement::Kind::rule:
           lower_rule(st, src.display, line);
           break;
@@ -153,10 +179,12 @@ class Loader {
     return own ? own : inherited;
   }
 
-  std::optional<EffectiveDefault> include(const SourceId& from, const Statement& st, int depth,
-                                          const SourceLocation& where, const std::string& line) {
-    const std::string& target = st.include_target;
-    std::optional<SourceId> next;
+  // The file or shipped policy `target` names, written in `from`; nullopt (and an error at
+  // `where`) when there is none.
+  // `what` names the file in an error: "included file".
+  std::optional<SourceId> resolve(const SourceId& from, const std::string& target,
+                                  std::string_view what, const SourceLocation& where,
+                                  const std::string& line) {
     bool is_path =
         target.find('/') != std::string::npos || (target.size() > 7 && target.ends_with(".policy"));
     std::string shipped_name =
@@ -172,22 +200,28 @@ class Loader {
               line);
         return std::nullopt;
       }
-      next = shipped_source(*f);
-    } else {
-      fs::path path =
-          fs::path(target).is_absolute() ? fs::path(target) : fs::path(from.dir) / target;
-      std::string why;
-      std::optional<std::string> text = read_text_file(path.string(), why);
-      if (!text) {
-        error(where, "cannot read included file '" + path.lexically_normal().string() + "': " + why,
-              line);
-        return std::nullopt;
-      }
-      std::error_code ec;
-      fs::path canonical = fs::weakly_canonical(path, ec);
-      next = SourceId{ec ? path.string() : canonical.string(), path.lexically_normal().string(),
-                      path.parent_path().string(), false, std::move(*text)};
+      return shipped_source(*f);
     }
+    fs::path path = fs::path(target).is_absolute() ? fs::path(target) : fs::path(from.dir) / target;
+    std::string why;
+    std::optional<std::string> text = read_text_file(path.string(), why);
+    if (!text) {
+      error(where,
+            "cannot read " + std::string(what) + " '" + path.lexically_normal().string() +
+                "': " + why,
+            line);
+      return std::nullopt;
+    }
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(path, ec);
+    return SourceId{ec ? path.string() : canonical.string(), path.lexically_normal().string(),
+                    path.parent_path().string(), false, std::move(*text)};
+  }
+
+  std::optional<EffectiveDefault> include(const SourceId& from, const Statement& st, int depth,
+                                          const SourceLocation& where, const std::string& line) {
+    std::optional<SourceId> next = resolve(from, st.include_target, "included file", where, line);
+    if (!next) return std::nullopt;
     for (const auto& s : stack_) {
       if (s.key != next->key) continue;
       std::string chain;
@@ -351,7 +385,41 @@ class Loader {
     }
   }
 
+  // Limits the loaded policy by the one its `within` line names, loaded whole on its own.
+  void limit(const SourceId& top) {
+    const WithinLine& within = *within_;
+    std::optional<SourceId> bound =
+        resolve(top, within.target, "the file 'within' names,", within.where, within.line);
+    if (!bound) return;
+    std::vector<std::string> chain = bounds_;
+    chain.push_back(top.key);
+    if (std::find(chain.begin(), chain.end(), bound->key) != chain.end()) {
+      error(within.where, "'within' cycle: " + bound->display + " is bounded by this policy",
+            within.line);
+      return;
+    }
+    if (chain.size() > static_cast<std::size_t>(kMaxIncludeDepth)) {
+      error(within.where,
+            "'within' chained deeper than " + std::to_string(kMaxIncludeDepth) + " policies",
+            within.line);
+      return;
+    }
+    LoadResult loaded = Loader(baseline_, std::move(chain)).run(*bound);
+    for (auto& d : loaded.diagnostics) diags_.push_back(std::move(d));
+    if (!loaded.policy) {
+      error(within.where, "the bound " + bound->display + " does not load (see above)",
+            within.line);
+      return;
+    }
+    policy_ = detail::limited_by(std::move(policy_), *loaded.policy);
+    policy_.within = loaded.policy->name;
+    policy_.within_where = within.where;
+    policy_.within_policy = std::make_shared<const Policy>(std::move(*loaded.policy));
+  }
+
   Baseline baseline_;
+  std::vector<std::string> bounds_;
+  std::optional<WithinLine> within_;
   Policy policy_;
   std::vector<Diagnostic> diags_;
   std::vector<SourceId> stack_;

@@ -13,8 +13,8 @@ struct SyntaxError {
   std::string message;
 };
 
-constexpr std::array<std::string_view, 8> kKeywords = {"allow", "errno",   "kill",    "log",
-                                                       "trap",  "default", "include", "quietly"};
+constexpr std::array<std::string_view, 9> kKeywords = {
+    "allow", "errno", "kill", "log", "trap", "default", "include", "within", "quietly"};
 
 std::optional<ActionKind> action_keyword(std::string_view word) {
   if (word == "allow") return ActionKind::allow;
@@ -42,7 +42,8 @@ class LineParser {
     Statement st;
     st.line = line_no;
     const Token& first = peek();
-    if (first.kind != Tok::ident) fail(first, "expected an action, 'default' or 'include'");
+    if (first.kind != Tok::ident)
+      fail(first, "expected an action, 'default', 'include' or 'within'");
     if (first.text == "default") {
       next();
       st.kind = Statement::Kind::default_action;
@@ -55,12 +56,12 @@ class LineParser {
       expect_end("after the default action");
       return st;
     }
-    if (first.text == "include") {
+    if (first.text == "include" || first.text == "within") {
       next();
-      st.kind = Statement::Kind::include;
+      st.kind = first.text == "include" ? Statement::Kind::include : Statement::Kind::within;
       const Token& target = peek();
       if (target.kind != Tok::string)
-        fail(target, "expected a quoted file or policy name after 'include'");
+        fail(target, "expected a quoted file or policy name after '" + first.text + "'");
       st.include_target = target.text;
       st.include_column = target.column;
       next();
@@ -71,8 +72,9 @@ class LineParser {
       std::string msg = "unknown action '" + first.text + "'";
       std::vector<std::string> keywords(kKeywords.begin(), kKeywords.end());
       auto hint = did_you_mean(first.text, keywords);
-      msg += hint.empty() ? " (expected allow, errno, kill, log, trap, quietly, default or include)"
-                          : hint;
+      msg += hint.empty()
+                 ? " (expected allow, errno, kill, log, trap, quietly, default, include or within)"
+                 : hint;
       fail(first, msg);
     }
     st.kind = Statement::Kind::rule;

@@ -205,7 +205,7 @@ TEST(Parser, SyntaxErrorsPointAtTheToken) {
       {"errno if", 7, "'errno' needs a value: a name like EPERM or a number"},
       {"default", 8, "expected an action (allow, errno, kill, log, trap), found end of line"},
       {"default allow read", 15, "unexpected 'read' after the default action"},
-      {"42 read", 1, "expected an action, 'default' or 'include'"},
+      {"42 read", 1, "expected an action, 'default', 'include' or 'within'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.line);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +69,11 @@ struct Policy {
   // All rules in file order with includes expanded in place; the baseline comes first.
   std::vector<Rule> rules;
   std::vector<SourceFile> sources;  // every file read, for lint and diagnostics
+  // The display name of the policy its `within` line names ("default.policy"), empty without
+  // one. The rules above are already limited by it: no call is decided less strictly than there.
+  std::string within;
+  SourceLocation within_where;
+  std::shared_ptr<const Policy> within_policy;  // that policy, loaded on its own
 
   // The rules that apply to one syscall, in the order they are tried.
   [[nodiscard]] std::vector<const Rule*> rules_for(int syscall) const;
