@@ -18,6 +18,8 @@
 
 #include "jail/launch.hpp"
 #include "learned_policy.hpp"
+#include "learned_rules.hpp"
+#include "policy/policy.hpp"
 #include "run_command.hpp"
 #include "run_options.hpp"
 #include "session_commands.hpp"
@@ -29,34 +31,47 @@ namespace {
 constexpr int kUsageExit = 125;
 
 constexpr const char* kUsage =
-    "Usage: jail policy learn -o OUT.policy [--merge OLD | --default ACTION] [OPTIONS] -- COMMAND "
-    "[ARGS...]\n"
+    "Usage: jail policy learn -o OUT.policy [--base BASE | --merge OLD] [--strict] [OPTIONS] -- "
+    "COMMAND [ARGS...]\n"
     "\n"
     "Run COMMAND in a jail (as jail OPTIONS -- COMMAND would) with every syscall allowed and\n"
-    "reported to jail's supervisor, then write a policy that allows what it used: grouped,\n"
-    "commented with counts, with conditions on the arguments that matter (ioctl requests,\n"
-    "socket domains, clone flags, prctl options, fcntl commands) and dangerous calls kept but\n"
-    "marked REVIEW. Review it before use: it allows what one run needed.\n"
+    "reported to jail's supervisor, then write a policy that narrows BASE to what it used:\n"
+    "`within \"BASE\"`, so nothing BASE refuses is allowed and what BASE kills stays killed.\n"
+    "What the run used is widened to the families it belongs to (threads, child processes,\n"
+    "file locks, terminal queries, directory traversal, ...: docs/policies.md), each named in a\n"
+    "comment; other calls are allowed as sampled, with the arguments that matter by name\n"
+    "(ioctl requests, socket families, clone flags, prctl options, fcntl commands, madvise\n"
+    "advice) and dangerous ones marked REVIEW. Review it before use.\n"
     "OPTIONS are jail's run options (see jail --help), except --policy (the learning run allows\n"
     "every syscall; that is how it sees them) and --runtime runsc (gVisor's kernel answers the\n"
     "syscalls; none reach jail).\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE  write the policy here (required; checked before COMMAND runs)\n"
-    "  --merge OLD        widen OLD (a policy file or shipped name) instead: rules for only what\n"
-    "                     OLD does not allow yet go in front of it, and each one is named\n"
-    "  --default ACTION   what the new policy does with any other syscall: errno EPERM (the\n"
-    "                     default), errno NAME, kill, log or trap\n"
-    "  -h, --help         this text\n"
+    "  -o, --output FILE   write the policy here (required; checked before COMMAND runs)\n"
+    "  --base BASE         the most the policy may allow: a shipped name or a policy file\n"
+    "                      (default: default)\n"
+    "  --merge OLD         widen OLD (a policy file or shipped name) instead: rules for only what\n"
+    "                      OLD does not allow yet go in front of it, each one named; OLD's own\n"
+    "                      `within` still bounds them\n"
+    "  --strict            allow exactly what was sampled: no families\n"
+    "  --default ACTION    what the new policy does with a call BASE allows and the run did not\n"
+    "                      make: errno EPERM (the default), errno NAME, kill, log or trap\n"
+    "  --allow-failed-run  write the policy even when COMMAND failed (exited non-zero, timed\n"
+    "                      out or was killed), with a warning at its top\n"
+    "  -h, --help          this text\n"
     "\n"
     "The policy is loaded with jail's own policy loader before it is written; it is not\n"
-    "written if it does not load. Exit status: COMMAND's own, as for jail; 125 when the options\n"
-    "are wrong, the policy cannot be written, or the run could not be set up.\n";
+    "written if it does not load, nor when COMMAND failed (unless --allow-failed-run).\n"
+    "Exit status: COMMAND's own, as for jail (a failed run: its status, and no policy); 125\n"
+    "when the options are wrong, the policy cannot be written, or the run could not be set up.\n";
 
 // The words `policy learn` takes itself; the others are jail's run options.
 struct LearnRequest {
   bool help = false;
+  bool strict = false;
+  bool allow_failed_run = false;
   std::optional<std::string> output;
+  std::optional<std::string> base;
   std::optional<std::string> merge;
   std::optional<std::string> default_action;
   std::vector<std::string> run_options;
@@ -71,12 +86,17 @@ LearnRequest split_options(const std::vector<std::string>& options) {
       request.help = true;
       continue;
     }
+    if (word == "--strict" || word == "--allow-failed-run") {
+      (word == "--strict" ? request.strict : request.allow_failed_run) = true;
+      continue;
+    }
     // FLAG VALUE, or --FLAG=VALUE as the run options (CLI11) take it too.
     const auto equals = word.starts_with("--") ? word.find('=') : std::string::npos;
     const std::string flag = word.substr(0, equals);
     std::optional<std::string>* value = nullptr;
     if (flag == "-o" || flag == "--output") value = &request.output;
     if (flag == "--merge") value = &request.merge;
+    if (flag == "--base") value = &request.base;
     if (flag == "--default") value = &request.default_action;
     if (value == nullptr) {
       request.run_options.push_back(word);
@@ -100,6 +120,10 @@ std::optional<std::string> why_not_learnable(const LearnRequest& request, const 
   }
   if (request.merge && request.default_action) {
     return "--default is for a new policy; --merge keeps the default of the policy it widens";
+  }
+  if (request.merge && request.base) {
+    return "--base is for a new policy; --merge keeps the bound (`within`) of the policy it "
+           "widens";
   }
   const bool policy_flag = std::any_of(
       request.run_options.begin(), request.run_options.end(),
@@ -194,6 +218,40 @@ void PolicyOutput::write(const std::string& text) {
   written_ = true;
 }
 
+// How the learning run failed, or empty when the tool exited 0.
+std::string how_it_failed(const Result& result) {
+  switch (result.outcome) {
+    case Outcome::exited:
+      return result.exit_code == 0 ? "" : fmt::format("the tool exited with {}", result.exit_code);
+    case Outcome::signaled:
+      return fmt::format("the tool was killed by signal {}", result.signal);
+    case Outcome::timeout:
+      return "the tool ran out of time";
+    case Outcome::oom:
+      return "the tool ran out of memory";
+    default:
+      return fmt::format("the run ended as {}", to_string(result.outcome));
+  }
+}
+
+// What the written policy means for the calls the run made: each one a merge added, and each
+// one it still refuses (its bound refuses it), so no one learns that from the next run's failure.
+void report_changes(const std::string& text, const std::string& out, const policy::Policy* old,
+                    const std::vector<SyscallUse>& seen) {
+  const std::string dir = std::filesystem::path(out).parent_path().string();
+  const policy::LoadResult loaded = policy::try_parse_policy(text, out, dir.empty() ? "." : dir);
+  if (!loaded.policy) return;
+  for (const auto& use : seen) {
+    if (old == nullptr || allows_use(*old, use) || !allows_use(*loaded.policy, use)) continue;
+    std::fprintf(stderr, "jail: added %s (%s)\n", use.name.c_str(),
+                 fmt::format("{} {}", use.count, use.count == 1 ? "call" : "calls").c_str());
+  }
+  for (const auto& line : refused_by(*loaded.policy, seen)) {
+    std::fprintf(stderr, "jail: still refused: %s; its bound (`within`) refuses it\n",
+                 line.c_str());
+  }
+}
+
 }  // namespace
 
 int learn_command(const std::vector<std::string>& options,
@@ -223,15 +281,24 @@ int learn_command(const std::vector<std::string>& options,
   if (const auto problem = why_not_learnable(request, run)) return refuse(*problem);
 
   const std::string& out = *request.output;
-  std::optional<MergeBase> base;
+  const std::string out_dir = std::filesystem::absolute(out).parent_path().string();
+  std::optional<MergeBase> merge;
+  std::optional<LearnBase> base;
   if (request.merge) {
     try {
-      base = load_merge_base(*request.merge, std::filesystem::absolute(out).parent_path().string());
+      merge = load_merge_base(*request.merge, out_dir);
     } catch (const std::exception& error) {
       return refuse(fmt::format("cannot merge into {}: {}", *request.merge, error.what()));
     }
-    if (const auto problem = load_problems(base->text, out)) {
+    if (const auto problem = load_problems(merge->text, out)) {
       return refuse(fmt::format("{} would not load as {}:\n{}", *request.merge, out, *problem));
+    }
+  } else {
+    const std::string name = request.base.value_or("default");
+    try {
+      base = load_learn_base(name, out_dir);
+    } catch (const std::exception& error) {
+      return refuse(fmt::format("--base {} cannot bound the policy: {}", name, error.what()));
     }
   }
   std::optional<PolicyOutput> output;
@@ -246,6 +313,7 @@ int learn_command(const std::vector<std::string>& options,
   block_forwarded_signals();
   run.spec.seccomp_mode = SeccompMode::learn;
   const Result result = jail::run(run.spec);
+  std::string learn_failed;
   log_result(result);
   if (run.spec.trace_timing) print_timings(result);
   if (result.dry_run && !run.log.quiet) print_dry_run_summary(*result.dry_run);
@@ -258,12 +326,26 @@ int learn_command(const std::vector<std::string>& options,
     return exit_code_for(result) == 0 ? kUsageExit : exit_code_for(result);
   }
 
+  if (const std::string failed = how_it_failed(result); !failed.empty()) {
+    if (!request.allow_failed_run) {
+      spdlog::error(
+          "policy learn: the run failed ({}); no policy was written: a failed run may have "
+          "stopped before doing what the tool does. Learn from a run that succeeds, or pass "
+          "--allow-failed-run to write it anyway",
+          failed);
+      const int code = exit_code_for(result);
+      return code == 0 ? kUsageExit : code;
+    }
+    learn_failed = failed;
+  }
+
   LearnOptions learn;
   if (request.default_action) learn.default_action = *request.default_action;
   learn.command = command;
-  std::vector<std::string> added;
-  const std::string text = base ? merge_into(*base, result.syscalls_seen, learn, added)
-                                : learned_policy_text(result.syscalls_seen, learn);
+  learn.strict = request.strict;
+  learn.failed_run = learn_failed;
+  const std::string text = merge ? merge_into(*merge, result.syscalls_seen, learn)
+                                 : learned_policy_text(result.syscalls_seen, learn, *base);
   // The loader is the judge of what the text means: what it refuses is not written.
   if (const auto problem = load_problems(text, out)) {
     spdlog::error("policy learn: the policy made for {} does not load; it was not written:\n{}",
@@ -278,8 +360,8 @@ int learn_command(const std::vector<std::string>& options,
   }
   std::fprintf(stderr, "jail: learned %zu syscalls from %s; wrote %s\n",
                result.syscalls_seen.size(), quoted_command(command).c_str(), out.c_str());
-  for (const auto& line : added) std::fprintf(stderr, "jail: added %s\n", line.c_str());
-  if (base && added.empty()) {
+  report_changes(text, out, merge ? &merge->policy : nullptr, result.syscalls_seen);
+  if (merge && text == merge->text) {
     std::fprintf(stderr, "jail: %s already allowed everything seen\n", request.merge->c_str());
   }
   return exit_code_for(result);

@@ -1,26 +1,18 @@
 #include "learned_policy.hpp"
 
-#include <linux/audit.h>
-#include <linux/seccomp.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
-#include <map>
-#include <set>
 #include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "learned_rules.hpp"
 #include "policy/compile.hpp"
-#include "policy/evaluate.hpp"
-#include "policy/learn_conditions.hpp"
 #include "policy/policy.hpp"
-#include "policy/syscalls.hpp"
-#include "policy/tools.hpp"
 
 namespace jail::runner {
 namespace {
@@ -31,19 +23,6 @@ namespace fs = std::filesystem;
 std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
-
-// The supervisor keeps this many distinct argument sets of a syscall and counts the rest
-// (kKeptArgumentSets in jail/src/seccomp/denials.cpp). A syscall with that many may have been
-// called with others no one kept: its values are not all known.
-constexpr std::size_t kArgumentSetsKept = 64;
-
-bool all_arguments_known(const SyscallUse& use) {
-  return use.distinct_args.size() < kArgumentSetsKept;
-}
-
-// What jail itself needs under the filter (see launch), and exit_group, which learning allows
-// plainly (so never sees) and every tool ends with: always allowed, written in this order.
-const std::vector<std::string> kNeededByJail = {"execve", "write", "exit", "exit_group"};
 
 std::string today() {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -75,76 +54,6 @@ std::string ansi_c_quoted(const std::string& word) {
     }
   }
   return text + "'";
-}
-
-std::string rule_for(const SyscallUse& use) {
-  const std::optional<int> arg = policy::learned_condition_argument(use.name);
-  if (!arg) return fmt::format("allow {}", use.name);
-  std::set<std::uint64_t> values(use.condition_values.begin(), use.condition_values.end());
-  std::string list;
-  for (const auto value : values) list += (list.empty() ? "" : ", ") + fmt::format("{:#x}", value);
-  // Never an unconditional allow because the tool sprayed values: the first ones kept, marked.
-  const std::string review =
-      use.more_condition_values
-          ? fmt::format(
-                "# REVIEW: {} was called with more than {} distinct arg{} values; only "
-                "the first {} are allowed\n",
-                use.name, policy::kKeptConditionValues, *arg, policy::kKeptConditionValues)
-          : "";
-  return fmt::format("{}allow {} if arg{} in {{{}}}", review, use.name, *arg, list);
-}
-
-// `jails_own`: those of kNeededByJail to allow (all of them in a new policy; in a merge, those
-// the base does not allow already).
-std::string rules_text(const std::vector<SyscallUse>& seen,
-                       const std::vector<std::string>& jails_own) {
-  std::string plain, conditional, dangerous, unknown;
-  std::vector<std::string> names;
-  for (const auto& use : seen) {
-    if (std::find(kNeededByJail.begin(), kNeededByJail.end(), use.name) != kNeededByJail.end())
-      continue;
-    // A number no table knows has no name a rule could use: said, never allowed.
-    if (use.name.starts_with("syscall_")) {
-      unknown += fmt::format("#   {} ({})\n", use.number, counted(use.count, "call", "calls"));
-      continue;
-    }
-    const std::string rule = rule_for(use);
-    if (policy::is_dangerous_syscall(use.name)) {
-      dangerous += fmt::format(
-          "# REVIEW: {} is dangerous; the learning run used it {}. Remove this rule unless "
-          "the tool truly needs it.\n{}\n",
-          use.name, use.count == 1 ? std::string("once") : counted(use.count, "time", "times"),
-          rule);
-    } else if (rule.find(" if ") != std::string::npos) {
-      conditional += fmt::format("# {}: {}, these values seen\n{}\n", use.name,
-                                 counted(use.count, "call", "calls"), rule);
-    } else {
-      names.push_back(fmt::format("{}", use.name));
-    }
-  }
-  std::string text;
-  if (!jails_own.empty()) {
-    text =
-        fmt::format("# needed by jail to start the tool and to report a failed start\nallow {}\n",
-                    fmt::join(jails_own, " "));
-  }
-  if (!names.empty()) {
-    text += fmt::format("{}# seen in the learning run\n", text.empty() ? "" : "\n");
-    for (std::size_t i = 0; i < names.size(); i += 8) {
-      text += "allow";
-      for (std::size_t j = i; j < std::min(names.size(), i + 8); ++j) text += " " + names[j];
-      text += "\n";
-    }
-  }
-  if (!conditional.empty()) text += "\n" + conditional;
-  if (!dangerous.empty()) text += "\n" + dangerous;
-  if (!unknown.empty()) {
-    text +=
-        "\n# The run called syscall numbers no x86_64 table of this jail knows; they are not "
-        "allowed\n# (the default answers them):\n" +
-        unknown;
-  }
-  return text;
 }
 
 // As the loader (policies/src/lower.cpp) tells them apart: a target with a '/' or ending in
@@ -220,15 +129,35 @@ std::string quoted_command(const std::vector<std::string>& words) {
   return text;
 }
 
-std::string learned_policy_text(const std::vector<SyscallUse>& seen, const LearnOptions& options) {
+std::string learned_policy_text(const std::vector<SyscallUse>& seen, const LearnOptions& options,
+                                const LearnBase& base) {
   std::uint64_t calls = 0;
   for (const auto& use : seen) calls += use.count;
+  const std::string failed =
+      options.failed_run.empty()
+          ? ""
+          : fmt::format(
+                "# WARNING: learned from a run that failed ({}). It may have stopped before "
+                "doing what the\n# tool does; written anyway because of --allow-failed-run.\n",
+                options.failed_run);
   return fmt::format(
-      "# Learned by `jail policy learn` on {} from:\n#   {}\n# {}, {}. "
-      "Review it before use: it allows what one run needed.\ndefault {}\n\n{}",
+      "# Learned by `jail policy learn` on {} from:\n#   {}\n# {}, {}. Review it before use: it "
+      "allows what one run needed, widened by the\n# families named below (docs/policies.md), "
+      "and never more than {} allows: `within`\n# refuses what that refuses, the same way.\n{}"
+      "default {}\nwithin \"{}\"\n\n{}",
       today(), quoted_command(options.command),
       counted(seen.size(), "distinct syscall", "distinct syscalls"),
-      counted(calls, "call", "calls"), options.default_action, rules_text(seen, kNeededByJail));
+      counted(calls, "call", "calls"), base.policy.name, failed, options.default_action,
+      base.written_as, learned_rules(seen, {.bound = &base.policy, .strict = options.strict}));
+}
+
+LearnBase load_learn_base(const std::string& name_or_path, const std::string& output_dir) {
+  LearnBase base{policy::load_policy(name_or_path), name_or_path};
+  if (names_a_file(name_or_path)) {
+    base.written_as =
+        include_path(fs::absolute(name_or_path), fs::weakly_canonical(fs::absolute(output_dir)));
+  }
+  return base;
 }
 
 std::optional<std::string> default_action_problem(const std::string& action) {
@@ -258,41 +187,15 @@ MergeBase load_merge_base(const std::string& name_or_path, const std::string& ou
 }
 
 std::string merge_into(const MergeBase& base, const std::vector<SyscallUse>& seen,
-                       const LearnOptions& options, std::vector<std::string>& added) {
-  std::vector<SyscallUse> missing;
-  for (const auto& use : seen) {
-    // Sets beyond those kept went unchecked; one of them may be what the base refuses.
-    bool allowed = all_arguments_known(use);
-    for (const auto& args : use.distinct_args) {
-      seccomp_data data{};
-      data.nr = use.number;
-      data.arch = AUDIT_ARCH_X86_64;
-      for (std::size_t i = 0; i < args.size(); ++i) data.args[i] = args[i];
-      const auto kind = policy::evaluate(base.policy, data).action.kind;
-      allowed = allowed && (kind == policy::ActionKind::allow || kind == policy::ActionKind::log);
-    }
-    if (!allowed) {
-      missing.push_back(use);
-      added.push_back(fmt::format("{} ({})", use.name, counted(use.count, "call", "calls")));
-    }
-  }
-  // jail's own calls are written once: a merge into a policy that allows them (one learned
-  // before) added the block again, which `jail policy check` then warned of, rule by rule.
-  std::vector<std::string> jails_own;
-  for (const std::string& name : kNeededByJail) {
-    seccomp_data data{};
-    data.nr = policy::syscall_number(name).value_or(-1);
-    data.arch = AUDIT_ARCH_X86_64;
-    if (policy::evaluate(base.policy, data).action.kind != policy::ActionKind::allow) {
-      jails_own.push_back(name);
-      added.push_back(fmt::format("{} (needed by jail)", name));
-    }
-  }
-  if (missing.empty() && jails_own.empty()) return base.text;
+                       const LearnOptions& options) {
+  const std::string rules = learned_rules(seen, {.bound = base.policy.within_policy.get(),
+                                                 .already = &base.policy,
+                                                 .strict = options.strict});
+  if (rules.empty()) return base.text;
   return fmt::format(
       "# Widened by `jail policy learn --merge` on {} for:\n#   {}\n{}\n# --- the policy as it was "
       "---\n{}",
-      today(), quoted_command(options.command), rules_text(missing, jails_own), base.text);
+      today(), quoted_command(options.command), rules, base.text);
 }
 
 std::optional<std::string> load_problems(const std::string& text, const std::string& path) {
