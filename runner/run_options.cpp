@@ -566,6 +566,20 @@ RunOptions options_from_flags(const RawFlags& f, const CLI::App& app,
                               const std::vector<std::string>& mount_origins,
                               const std::vector<std::string>& command);
 
+// The flags of the command line, each word with its value, in the order given.
+std::vector<FlagSetting> command_line_settings(const CLI::App& app) {
+  std::vector<FlagSetting> settings;
+  std::map<const CLI::Option*, std::size_t> seen;
+  for (const CLI::Option* option : app.parse_order()) {
+    const std::vector<std::string>& results = option->results();
+    const std::size_t index = seen[option]++;
+    settings.push_back(FlagSetting{option->get_name(),
+                                   index < results.size() ? results[index] : std::string(),
+                                   "command line"});
+  }
+  return settings;
+}
+
 // A value a profile set is wrong: the message, which names the flag, gets the profile's line. Its
 // lists' mounts carry their own place; a list's other items are not traced back to a line.
 std::string with_profile_place(const std::string& message,
@@ -582,6 +596,11 @@ std::string with_profile_place(const std::string& message,
 
 RunOptions parse_run_options(const std::vector<std::string>& options,
                              const std::vector<std::string>& command) {
+  return parse_traced_run_options(options, command).run;
+}
+
+TracedRunOptions parse_traced_run_options(const std::vector<std::string>& options,
+                                          const std::vector<std::string>& command) {
   auto new_app = [] {
     auto app = std::make_unique<CLI::App>(
         "Run COMMAND isolated: its own namespaces, a minimal read-only root, no capabilities, "
@@ -594,6 +613,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   RawFlags f;
   define_flags(*app, f);
   parse_flags(*app, options);
+  std::vector<FlagSetting> settings = command_line_settings(*app);
   // A profile's settings go in front of the command line's, except flags the command line
   // sets itself: then the command line wins. Lists (mounts, env) take both, profile first.
   std::vector<std::string> mount_origins;             // of the profile's mounts, in order
@@ -601,6 +621,7 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
   if (f.profile) {
     const Profile profile = load_profile(*f.profile);
     std::vector<std::string> words;
+    std::vector<FlagSetting> from_profile;
     for (const auto& setting : profile.settings) {
       const bool list = setting.flag == "--bind" || setting.flag == "--ro-bind" ||
                         setting.flag == "--tmpfs" || setting.flag == "--env" ||
@@ -614,7 +635,10 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
       if (setting.flag == "--bind" || setting.flag == "--ro-bind" || setting.flag == "--tmpfs")
         mount_origins.push_back("in profile " + setting.where);
       if (!list) profile_places[setting.flag] = setting.where;
+      from_profile.push_back(
+          FlagSetting{setting.flag, setting.value.value_or(""), "profile " + setting.where});
     }
+    settings.insert(settings.begin(), from_profile.begin(), from_profile.end());
     words.insert(words.end(), options.begin(), options.end());
     // A fresh parser: CLI11 keeps the first parse's order, which the mounts below walk.
     app = new_app();
@@ -623,7 +647,8 @@ RunOptions parse_run_options(const std::vector<std::string>& options,
     parse_flags(*app, words);
   }
   try {
-    return options_from_flags(f, *app, mount_origins, command);
+    return TracedRunOptions{options_from_flags(f, *app, mount_origins, command),
+                            std::move(settings)};
   } catch (const UsageError& error) {
     throw UsageError(with_profile_place(error.what(), profile_places));
   }

@@ -37,4 +37,23 @@ struct HelpRequested {
 [[nodiscard]] RunOptions parse_run_options(const std::vector<std::string>& options,
                                            const std::vector<std::string>& command);
 
+// One flag's word that the run took, and where it was written: "command line", or
+// "profile p.toml:3:1". A flag with no setting is the default (`jail explain` says so).
+struct FlagSetting {
+  std::string flag;   // "--memory", "--no-cwd"
+  std::string value;  // empty for a switch
+  std::string origin;
+};
+
+struct TracedRunOptions {
+  RunOptions run;
+  // In the order applied: the profile's (those the command line did not override), then the
+  // command line's.
+  std::vector<FlagSetting> settings;
+};
+
+// parse_run_options, and the settings it took with their origins.
+[[nodiscard]] TracedRunOptions parse_traced_run_options(const std::vector<std::string>& options,
+                                                        const std::vector<std::string>& command);
+
 }  // namespace jail::runner
