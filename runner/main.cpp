@@ -21,6 +21,7 @@
 #include "policy_command.hpp"
 #include "rootfs_command.hpp"
 #include "run_command.hpp"
+#include "run_explain.hpp"
 #include "session_commands.hpp"
 #include "version.hpp"
 
@@ -29,9 +30,9 @@ namespace {
 constexpr int kSetupFailed = 125;
 
 // What `jail WORD` takes as a subcommand rather than a command (which comes after "--").
-const std::vector<std::string> kSubcommands = {"run",     "policy",  "rootfs", "export-oci",
-                                               "doctor",  "changes", "commit", "undo",
-                                               "discard", "sessions"};
+const std::vector<std::string> kSubcommands = {"run",        "explain", "policy",  "rootfs",
+                                               "export-oci", "doctor",  "changes", "commit",
+                                               "undo",       "discard", "sessions"};
 
 int dispatch(int argc, char** argv);
 
@@ -47,7 +48,7 @@ int dispatch_after_leading_options(int argc, char** argv,
   std::vector<std::string> words{argv[0]};
   const std::string subcommand = argv[leading.next];
   int rest = leading.next;
-  if (subcommand == "run" || subcommand == "export-oci") {
+  if (subcommand == "run" || subcommand == "export-oci" || subcommand == "explain") {
     words.push_back(subcommand);
     words.insert(words.end(), leading.words.begin(), leading.words.end());
     rest = leading.next + 1;
@@ -96,6 +97,19 @@ int dispatch(int argc, char** argv) {
     return jail::runner::run_rootfs_command(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "policy") == 0 && !learn)
     return jail::runner::run_policy_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "explain") == 0) {
+    // The run's flags, and a command after "--" if any: explain runs nothing, so needs none.
+    std::vector<std::string> options, command;
+    bool after_separator = false;
+    for (int i = 2; i < argc; ++i) {
+      if (!after_separator && std::strcmp(argv[i], "--") == 0) {
+        after_separator = true;
+      } else {
+        (after_separator ? command : options).emplace_back(argv[i]);
+      }
+    }
+    return jail::runner::explain_command(options, command);
+  }
 
   int first = 1;
   const bool export_oci = argc >= 2 && std::strcmp(argv[1], "export-oci") == 0;

@@ -553,6 +553,8 @@ class RunUsage : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App* /*app*/, std::string /*name*/) const override {
     return "Usage: jail [OPTIONS] -- COMMAND [ARGS...]\n"
+           "       jail explain [OPTIONS] [-- COMMAND...]   the effective run, each field's "
+           "origin\n"
            "       jail SUBCOMMAND ... (policy, rootfs, export-oci, doctor, changes, commit, "
            "undo, discard, sessions; each takes --help)\n"
            "       jail --version\n";
