@@ -21,6 +21,7 @@
 #include "policy_command.hpp"
 #include "rootfs_command.hpp"
 #include "run_command.hpp"
+#include "run_diff.hpp"
 #include "run_explain.hpp"
 #include "session_commands.hpp"
 #include "version.hpp"
@@ -30,9 +31,9 @@ namespace {
 constexpr int kSetupFailed = 125;
 
 // What `jail WORD` takes as a subcommand rather than a command (which comes after "--").
-const std::vector<std::string> kSubcommands = {"run",        "explain", "policy",  "rootfs",
-                                               "export-oci", "doctor",  "changes", "commit",
-                                               "undo",       "discard", "sessions"};
+const std::vector<std::string> kSubcommands = {"run",    "explain",    "diff",    "policy",
+                                               "rootfs", "export-oci", "doctor",  "changes",
+                                               "commit", "undo",       "discard", "sessions"};
 
 int dispatch(int argc, char** argv);
 
@@ -97,6 +98,8 @@ int dispatch(int argc, char** argv) {
     return jail::runner::run_rootfs_command(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "policy") == 0 && !learn)
     return jail::runner::run_policy_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "diff") == 0)
+    return jail::runner::diff_command(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "explain") == 0) {
     // The run's flags, and a command after "--" if any: explain runs nothing, so needs none.
     std::vector<std::string> options, command;

@@ -555,6 +555,7 @@ class RunUsage : public CLI::Formatter {
     return "Usage: jail [OPTIONS] -- COMMAND [ARGS...]\n"
            "       jail explain [OPTIONS] [-- COMMAND...]   the effective run, each field's "
            "origin\n"
+           "       jail diff A.toml B.toml   where profile B's run is wider than A's (exit 1)\n"
            "       jail SUBCOMMAND ... (policy, rootfs, export-oci, doctor, changes, commit, "
            "undo, discard, sessions; each takes --help)\n"
            "       jail --version\n";
