@@ -8,6 +8,8 @@ rendered=$(groff -man -Tascii -P-cbou "$manpage")
 help=$(
   "$jail" --help
   "$jail" doctor --help
+  "$jail" explain --help
+  "$jail" diff --help
   for sub in explain bpf import export; do "$jail" policy "$sub" --help; done
   "$jail" rootfs build --help
   "$jail" rootfs check --help
