@@ -220,7 +220,8 @@ Verdict compare_mount(const Mount& a, const Mount& b) {
     verdict.narrowed(fmt::format("{} became {}", mount_kind_name(a.kind), mount_kind_name(b.kind)));
   }
   if (a.kind != MountKind::tmpfs && b.kind != MountKind::tmpfs && a.source != b.source) {
-    verdict.why.push_back("another host directory: " + b.source);
+    // Host files the tool did not see before: as a new bind, whatever it hides in exchange.
+    verdict.widened("another host path: " + b.source);
   }
   if (a.kind == MountKind::tmpfs && b.kind == MountKind::tmpfs && a.size_bytes != b.size_bytes) {
     if (b.size_bytes > a.size_bytes) {

@@ -79,10 +79,17 @@ TEST(RunExplain, ABadFlagIsTheRunsUsageFailure) {
   EXPECT_EQ(r.out, "");
 }
 
+std::string read_only_bind(const std::string& source) {
+  return "ro-bind = [\"" + source + ":/data\"]\n";
+}
+
 // Two profiles side by side in one scratch directory, compared both ways.
 class RunDiff : public ::testing::Test {
  protected:
-  void SetUp() override { std::filesystem::create_directory(work_ / "data"); }
+  void SetUp() override {
+    std::filesystem::create_directories(work_ / "data/.git");
+    std::filesystem::create_directory(work_ / "other");
+  }
 
   RunResult diff(const std::string& before, const std::string& after,
                  const std::vector<std::string>& extra = {}) {
@@ -113,6 +120,20 @@ TEST_F(RunDiff, ANewWritableBindIsWider) {
 TEST_F(RunDiff, AReadOnlyBindMadeWritableIsWider) {
   expect_wider_then_narrower("ro-bind = [\"data:/data\"]\n", "bind = [\"data:/data\"]\n",
                              "mounts[/data]");
+}
+
+TEST_F(RunDiff, DroppingAProtectedPathIsWider) {
+  // The files under .git are writable through the bind of data again.
+  expect_wider_then_narrower("bind = [\"data:/data\"]\nprotect = [\"data/.git\"]\n",
+                             "bind = [\"data:/data\"]\n", "mounts[/data/.git]");
+}
+
+TEST_F(RunDiff, AnotherHostPathAtATargetIsWiderEitherWay) {
+  for (const auto& [before, after] : {std::pair{"data", "other"}, std::pair{"other", "data"}}) {
+    RunResult r = diff(read_only_bind(before), read_only_bind(after));
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_NE(line_starting(r.out, "wider    mounts[/data]:"), "") << describe(r);
+  }
 }
 
 TEST_F(RunDiff, TheHostNetworkIsWider) {
