@@ -115,7 +115,8 @@ class FieldList {
       if (std::find(places.begin(), places.end(), item.origin) == places.end())
         places.push_back(item.origin);
     }
-    field.text = field.items.empty() ? "none" : fmt::format("{} entries", field.items.size());
+    const std::size_t n = field.items.size();
+    field.text = n == 0 ? "none" : fmt::format("{} {}", n, n == 1 ? "entry" : "entries");
     if (!places.empty()) field.origin = fmt::format("{}", fmt::join(places, ", "));
     fields_.push_back(std::move(field));
   }
@@ -183,6 +184,11 @@ void add_filesystem(FieldList& out, const Spec& spec) {
           std::any_of(spec.mounts.begin(), spec.mounts.end(),
                       [](const Mount& m) { return m.follow_symlinks; }),
           out.origins().all("--bind-follow").empty() ? "no" : "yes", {"--bind-follow"});
+  // Each is also among the mounts, as the read-only bind that keeps it.
+  std::vector<std::string> protect;
+  for (const FlagSetting* setting : out.origins().all("--protect"))
+    protect.push_back(setting->value);
+  out.add_list("protect", protect, "--protect");
   out.add_list("unmask", spec.unmask, "--unmask");
   out.add("tmp_size", spec.tmp_size_bytes, size_text(spec.tmp_size_bytes), {"--tmpfs-size"});
   out.add("dry_run", spec.dry_run.has_value(), spec.dry_run ? "yes" : "no", {"--dry-run"});
