@@ -407,7 +407,8 @@ class Loader {
     LoadResult loaded = Loader(baseline_, std::move(chain)).run(*bound);
     for (auto& d : loaded.diagnostics) diags_.push_back(std::move(d));
     if (!loaded.policy) {
-      error(within.where, "the bound " + bound->display + " does not load (see above)",
+      error(within.where,
+            "the bound " + bound->display + " does not load; its errors are listed with it",
             within.line);
       return;
     }

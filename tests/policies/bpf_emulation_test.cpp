@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include <cstring>
@@ -99,6 +100,38 @@ std::uint32_t expected_ret(const Decision& d, Routing routing) {
       return routing == Routing::notify ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_TRAP;
   }
   return 0;
+}
+
+// A policy `within` another is lowered to the product of both rule lists: the compiled filter
+// must decide as the evaluator does there too, at the values both policies' rules name.
+TEST(BpfEmulation, PoliciesWithinEachShippedPolicyAgreeWithTheEvaluator) {
+  std::mt19937_64 rng(99);
+  const std::uint64_t interesting[] = {
+      0,          1,    2, 10, 17, 0x5401, 0x5412, 0x10000, CLONE_THREAD, CLONE_THREAD | CLONE_VM,
+      0x7e020000, ~0ULL};
+  for (const auto& base : shipped_policy_names()) {
+    const Policy p = parse_policy("default errno EPERM\nwithin \"" + base +
+                                      "\"\nallow read ptrace personality\n"
+                                      "allow socket if arg0 in {AF_UNIX, AF_PACKET}\n"
+                                      "allow clone if (arg0 & CLONE_THREAD) == CLONE_THREAD\n"
+                                      "allow ioctl if arg1 in {TCGETS, TIOCSTI}\n",
+                                  "learned.policy");
+    for (Routing routing : {Routing::direct, Routing::notify}) {
+      Program prog = compile(p, routing);
+      for (std::uint32_t nr = 0; nr < 480; ++nr) {
+        for (int trial = 0; trial < 16; ++trial) {
+          seccomp_data d{};
+          d.nr = static_cast<int>(nr);
+          d.arch = AUDIT_ARCH_X86_64;
+          for (auto& arg : d.args)
+            arg = trial < 12 ? interesting[(static_cast<std::size_t>(trial) + nr) % 12] : rng();
+          ASSERT_EQ(run(prog.instructions, d).ret, expected_ret(evaluate(p, d), routing))
+              << base << " " << syscall_name(static_cast<int>(nr)) << " arg0=" << d.args[0]
+              << " arg1=" << d.args[1];
+        }
+      }
+    }
+  }
 }
 
 TEST(BpfEmulation, ShippedPoliciesAgreeWithTheEvaluatorOnEveryNumber) {
