@@ -284,13 +284,16 @@ long peak_rss_kib(pid_t pid) {
 // a spray with an unconditional allow, and the policy still refuses what the tool never did.
 TEST_P(SupervisorControl, LearningASprayingToolStaysSmallAndStrict) {
   const std::string learned = cwd_ / "learned.policy";
+  // A base that refuses nothing: whatever the check below sees refused, the learned rules refused.
+  write_file(cwd_ / "open.policy", "default allow\n");
   RunOptions options;
   options.caller = caller();
   options.cwd = cwd_.path();
-  JailProcess learn(concat({{"policy", "learn", "--no-cwd", "-o", learned},
-                            probe_mount(),
-                            {"--", probe("sup_spray"), "20000", "2000"}}),
-                    options);
+  JailProcess learn(
+      concat({{"policy", "learn", "--no-cwd", "--base", cwd_ / "open.policy", "-o", learned},
+              probe_mount(),
+              {"--", probe("sup_spray"), "20000", "2000"}}),
+      options);
   long peak = 0;
   while (learn.running()) {
     const long now = peak_rss_kib(learn.pid());
