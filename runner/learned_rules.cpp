@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "policy/constants.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/learn_conditions.hpp"
 #include "policy/learn_families.hpp"
@@ -50,9 +51,16 @@ seccomp_data call_of(int nr, const std::array<std::uint64_t, 6>& args) {
   return data;
 }
 
-// Whether `p` lets `nr` run whatever its arguments.
+// The baseline's rules come first in every policy, the learned one too: what they refuse (a
+// set-id mode, a namespace flag) is refused either way, so they are passed over here.
+bool from_baseline(const policy::Rule& rule) {
+  return rule.where.file == "baseline.policy";
+}
+
+// Whether `p` lets `nr` run whatever its arguments (past the baseline).
 bool allows_always(const policy::Policy& p, int nr) {
   for (const policy::Rule* rule : p.rules_for(nr)) {
+    if (from_baseline(*rule)) continue;
     if (!lets_run(rule->action)) return false;
     if (!rule->condition) return true;
   }
@@ -62,6 +70,7 @@ bool allows_always(const policy::Policy& p, int nr) {
 // Whether `p` lets `nr` run for some arguments.
 bool may_allow(const policy::Policy& p, int nr) {
   for (const policy::Rule* rule : p.rules_for(nr)) {
+    if (from_baseline(*rule)) continue;
     if (lets_run(rule->action)) return true;
     if (!rule->condition) return false;
   }
@@ -75,6 +84,13 @@ std::array<std::uint64_t, 6> with_value(const SyscallUse& use, int arg, std::uin
   if (!use.distinct_args.empty()) args = use.distinct_args.front();
   args[static_cast<std::size_t>(arg)] = value;
   return args;
+}
+
+// Whether `p` lets `nr` run with `value` in argument `arg` and the others 0.
+bool allows_at(const policy::Policy& p, int nr, int arg, std::uint64_t value) {
+  std::array<std::uint64_t, 6> args{};
+  args[static_cast<std::size_t>(arg)] = value;
+  return lets_run(policy::evaluate(p, call_of(nr, args)).action);
 }
 
 bool allows_value(const policy::Policy& p, const SyscallUse& use, int arg, std::uint64_t value) {
@@ -194,6 +210,33 @@ class RulesWriter {
     return used;
   }
 
+  // In a merge: whether the policy widened lets the calls of `nr` the member stands for run
+  // already (those the run made, or the flag's own value when it made none).
+  bool already_allows_flag(const policy::FamilyMember& member, int nr, int arg) const {
+    if (request_.already == nullptr) return false;
+    const SyscallUse* use = use_of(member.syscall);
+    std::vector<std::uint64_t> values =
+        use == nullptr ? std::vector<std::uint64_t>{} : covered(member, *use);
+    if (values.empty()) {
+      values.push_back(member.flag_set ? policy::constant_value(member.flag).value_or(0) : 0);
+    }
+    return std::all_of(values.begin(), values.end(),
+                       [&](std::uint64_t v) { return allows_at(*request_.already, nr, arg, v); });
+  }
+
+  // The member's values the policy widened does not let run yet (all of them in a new policy).
+  std::vector<std::string_view> not_yet_allowed(const policy::FamilyMember& member, int nr,
+                                                int arg) const {
+    std::vector<std::string_view> values;
+    for (const auto name : member.values) {
+      const std::uint64_t v = policy::constant_value(name).value_or(0);
+      if (request_.already == nullptr || !allows_at(*request_.already, nr, arg, v)) {
+        values.push_back(name);
+      }
+    }
+    return values;
+  }
+
   std::string family_block(const policy::LearnFamily& family) {
     const std::vector<std::string> used = triggers(family);
     if (used.empty()) return {};
@@ -207,12 +250,15 @@ class RulesWriter {
         plain.emplace_back(member.syscall);
         plain_.insert(std::string(member.syscall));
       } else if (!member.flag.empty()) {
+        if (already_allows_flag(member, nr, *arg)) continue;
         conditional +=
             fmt::format("allow {} if {}\n", member.syscall, flag_condition(member, *arg));
         members_.push_back(&member);
       } else {
+        const std::vector<std::string_view> values = not_yet_allowed(member, nr, *arg);
+        if (values.empty()) continue;
         conditional += fmt::format("allow {} if arg{} in {{{}}}\n", member.syscall, *arg,
-                                   fmt::join(member.values, ", "));
+                                   fmt::join(values, ", "));
         members_.push_back(&member);
       }
     }

@@ -189,7 +189,7 @@ int run_policy_command(int argc, char** argv) {
   app.require_subcommand(1);
   // `policy learn` runs a tool, so main hands it to the runner before this parser sees it.
   app.footer(
-      "Also: jail policy learn -o OUT.policy [--merge OLD | --default ACTION] [OPTIONS] -- "
+      "Also: jail policy learn -o OUT.policy [--base B | --merge OLD] [--strict] [OPTIONS] -- "
       "COMMAND...\n  run COMMAND and write a policy from the syscalls it made (see jail policy "
       "learn --help)");
 

@@ -247,6 +247,115 @@ TEST_P(PolicyLearnRun, ReportsAndLogsAsForJail) {
 
 JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnRun);
 
+class PolicyLearnBase : public CallerTest {};
+
+// Learned within each shipped policy, the result is never wider than it (`policy diff` exits 0),
+// and the base is named in the file.
+TEST_P(PolicyLearnBase, ALearnedPolicyIsNeverWiderThanItsBase) {
+  for (const std::string base : {"default", "python", "minimal"}) {
+    SCOPED_TRACE(base);
+    const std::string out = cwd_ / (base + "-learned.policy");
+    const RunResult learn = run({"policy", "learn", "--no-cwd", "--base", base, "-o", out, "--",
+                                 "sh", "-c", "ls / | sort | head -1"});
+    ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+    EXPECT_NE(read_file(out).value_or("").find("\nwithin \"" + base + "\"\n"), std::string::npos);
+    const RunResult diff = run({"policy", "diff", base, out});
+    EXPECT_EQ(diff.exit_code, 0) << describe(diff);
+    EXPECT_NE(diff.out.find("is not wider than"), std::string::npos) << describe(diff);
+  }
+}
+
+// A tool that sprays an ignored argument of socket (type and protocol) with one family only:
+// the rule names AF_UNIX and nothing else, so socket(AF_INET) stays refused.
+TEST_P(PolicyLearnBase, SprayingOtherArgumentsDoesNotWidenTheFamily) {
+  const std::string out = cwd_ / "spray.policy";
+  const std::string socket = std::to_string(SYS_socket);
+  std::vector<std::string> calls = {probe("sc_raw")};
+  for (int n = 0; n < 80; ++n) {
+    calls.insert(calls.end(), {socket, "1", std::to_string(1 + n % 5), std::to_string(n), ","});
+  }
+  calls.insert(calls.end(), {std::to_string(SYS_getpid)});
+  const RunResult learn =
+      run(concat({{"policy", "learn", "--no-cwd", "-o", out}, probe_mount(), {"--"}, calls}));
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  const std::string text = read_file(out).value_or("");
+  EXPECT_NE(text.find("allow socket if arg0 in {AF_UNIX}\n"), std::string::npos) << text;
+  const RunResult inet = run(concat({probe_mount(),
+                                     {"--no-cwd", "--policy", out, "--", probe("sc_raw"), socket,
+                                      "2", "1", "0", ",", socket, "1", "1", "0"}}));
+  EXPECT_NE(inet.out.find("result 0 ret=-1 errno=1\n"), std::string::npos) << describe(inet);
+  EXPECT_EQ(inet.out.find("result 1 ret=-1"), std::string::npos) << describe(inet);
+  EXPECT_NE(inet.err.find("denied socket(AF_INET"), std::string::npos) << describe(inet);
+}
+
+// A learned file has no raw number where the language has a name: --strict keeps every sampled
+// value, so every ioctl request, fcntl command, clone flag set and socket family python used is
+// in it.
+TEST_P(PolicyLearnBase, LearnedValuesAreWrittenByName) {
+  const std::string out = cwd_ / "names.policy";
+  write_file(cwd_ / "tool.py",
+             "import socket, sqlite3, subprocess, threading, sys\n"
+             "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+             "db = sqlite3.connect('/tmp/t.db'); db.execute('create table t(x)'); db.commit()\n"
+             "subprocess.run(['true'], capture_output=True, check=True)\n"
+             "socket.socketpair(); socket.socket(socket.AF_UNIX).close()\n"
+             "print(sys.stdout.isatty())\n");
+  const RunResult learn =
+      run({"policy", "learn", "--strict", "-o", out, "--", "python3", "tool.py"});
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  const std::string text = read_file(out).value_or("");
+  for (const auto& line : split_lines(text)) {
+    if (line.starts_with("#")) continue;
+    EXPECT_EQ(line.find("0x"), std::string::npos) << line << "\n" << text;
+  }
+  EXPECT_NE(text.find("CLONE_THREAD"), std::string::npos) << text;
+  EXPECT_NE(text.find("CLONE_VM | CLONE_FS"), std::string::npos) << text;
+  EXPECT_NE(text.find("AF_UNIX"), std::string::npos) << text;
+  EXPECT_NE(text.find("TCGETS"), std::string::npos) << text;
+  EXPECT_EQ(text.find("# family"), std::string::npos) << "--strict writes no family\n" << text;
+}
+
+// The run failed: no policy, the tool's status, and why. --allow-failed-run writes it, marked.
+TEST_P(PolicyLearnBase, AFailedRunWritesNoPolicy) {
+  const std::string out = cwd_ / "failed.policy";
+  const RunResult learn =
+      run({"policy", "learn", "--no-cwd", "-o", out, "--", "sh", "-c", "ls /nonexistent"});
+  EXPECT_EQ(learn.exit_code, 2) << describe(learn);
+  EXPECT_NE(learn.err.find("the run failed (the tool exited with 2); no policy was written"),
+            std::string::npos)
+      << describe(learn);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const RunResult killed =
+      run({"policy", "learn", "--no-cwd", "--timeout", "1s", "-o", out, "--", "sleep", "30"});
+  EXPECT_NE(killed.exit_code, 0) << describe(killed);
+  EXPECT_NE(killed.err.find("no policy was written"), std::string::npos) << describe(killed);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// Merging into a policy that allows every call the run made adds nothing, even a syscall made
+// with more distinct arguments than the supervisor keeps (read: 70 here), which was once added
+// again as `added read (70 calls)`.
+TEST_P(PolicyLearnBase, MergeAddsNothingTheOldPolicyAllows) {
+  const std::string merged = cwd_ / "merged.policy";
+  const std::string read = std::to_string(SYS_read);
+  std::vector<std::string> calls = {probe("sc_raw")};
+  for (int fd = 100; fd < 170; ++fd) {
+    calls.insert(calls.end(), {read, std::to_string(fd), "0", "1", ","});
+  }
+  calls.insert(calls.end(), {std::to_string(SYS_getpid)});
+  const RunResult learn =
+      run(concat({{"policy", "learn", "--no-cwd", "--merge", "default", "-o", merged},
+                  probe_mount(),
+                  {"--"},
+                  calls}));
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  EXPECT_EQ(learn.err.find("jail: added"), std::string::npos) << describe(learn);
+  EXPECT_NE(learn.err.find("default already allowed everything seen"), std::string::npos)
+      << describe(learn);
+}
+
+JAIL_INSTANTIATE_FOR_CALLERS(PolicyLearnBase);
+
 TEST(PolicyLearnHelp, LearnHasHelpAndPolicyHelpNamesIt) {
   RunResult help = run_jail({"policy", "learn", "-h"});
   EXPECT_EQ(help.exit_code, 0) << describe(help);
