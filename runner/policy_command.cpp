@@ -12,6 +12,7 @@
 
 #include "policy/compile.hpp"
 #include "policy/diff.hpp"
+#include "policy/diff_summary.hpp"
 #include "policy/oci.hpp"
 #include "policy/policy.hpp"
 #include "policy/text_file.hpp"
@@ -92,7 +93,9 @@ int bpf(const std::string& file, const std::string& routing) {
 
 // Exit codes gate a review in CI: 0 when AFTER is not wider than BEFORE (the same or
 // narrower), 1 when it allows or answers anything less strictly, 2 when a policy cannot be read.
-int diff(const std::string& before_file, const std::string& after_file, const std::string& format) {
+// --summary changes what is printed, never the exit code.
+int diff(const std::string& before_file, const std::string& after_file, const std::string& format,
+         bool summary) {
   policy::LoadResult before = policy::try_load_policy(before_file);
   policy::LoadResult after = policy::try_load_policy(after_file);
   if (!before.policy || !after.policy) {
@@ -100,7 +103,12 @@ int diff(const std::string& before_file, const std::string& after_file, const st
     return 2;
   }
   policy::PolicyDiff d = policy::diff(*before.policy, *after.policy);
-  if (format == "json") {
+  if (summary) {
+    if (format == "json")
+      std::cout << policy::diff_summary_json(d).dump(2) << "\n";
+    else
+      std::cout << policy::diff_summary_text(d);
+  } else if (format == "json") {
     std::cout << policy::diff_json(d).dump(2) << "\n";
   } else {
     const std::string text = policy::diff_text(d);
@@ -219,6 +227,10 @@ int run_policy_command(int argc, char** argv) {
   diff_cmd->add_option("AFTER", diff_after, "policy file or shipped name")->required();
   diff_cmd->add_option("--format", diff_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  bool diff_summary = false;
+  diff_cmd->add_flag("--summary", diff_summary,
+                     "one line per category (network, processes, files, …), the dangerous "
+                     "syscalls made wider named");
 
   std::string import_file, import_output, import_kernel;
   auto* import_cmd = app.add_subcommand(
@@ -242,7 +254,7 @@ int run_policy_command(int argc, char** argv) {
   if (*check_cmd) return check(check_files);
   if (*explain_cmd) return explain(explain_file, explain_syscalls, format);
   if (*bpf_cmd) return bpf(bpf_file, routing);
-  if (*diff_cmd) return diff(diff_before, diff_after, diff_format);
+  if (*diff_cmd) return diff(diff_before, diff_after, diff_format, diff_summary);
   if (*import_cmd) return import_profile(import_file, import_output, import_kernel);
   if (*export_cmd) return export_policy(export_file, export_format, export_output);
   return 2;

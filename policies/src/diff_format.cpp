@@ -74,11 +74,7 @@ std::string_view default_change(const PolicyDiff& d) {
 }  // namespace
 
 std::string diff_text(const PolicyDiff& d) {
-  std::string out;
-  if (d.default_before) {
-    out += "default: " + to_string(*d.default_before) + " → " + to_string(*d.default_after) +
-           "  (" + std::string(default_change(d)) + "; decides every syscall neither names)\n";
-  }
+  std::string out = diff_default_text(d);
   if (!d.syscalls.empty()) {
     std::size_t name_w = 7, before_w = 6 + d.before_name.size() + 3;
     for (const auto& c : d.syscalls) {
@@ -120,16 +116,32 @@ std::string diff_text(const PolicyDiff& d) {
     }
   }
   if (d.empty()) return out;
+  return out + "\n" + diff_verdict_text(d);
+}
+
+std::string diff_default_text(const PolicyDiff& d) {
+  if (!d.default_before) return "";
+  return "default: " + to_string(*d.default_before) + " → " + to_string(*d.default_after) + "  (" +
+         std::string(default_change(d)) + "; decides every syscall neither names)\n";
+}
+
+std::string diff_verdict_text(const PolicyDiff& d) {
   std::size_t wider = 0, narrower = 0;
   for (const auto& c : d.syscalls) {
     wider += c.widened ? 1 : 0;
     narrower += c.narrowed ? 1 : 0;
   }
-  out += "\n" + d.after_name + (d.wider() ? " is WIDER than " : " is not wider than ") +
-         d.before_name + ": " + std::to_string(wider) + " syscall(s) wider, " +
-         std::to_string(narrower) + " narrower" +
-         (d.default_before ? ", default " + std::string(default_change(d)) : "") + "\n";
-  return out;
+  return d.after_name + (d.wider() ? " is WIDER than " : " is not wider than ") + d.before_name +
+         ": " + std::to_string(wider) + " syscall(s) wider, " + std::to_string(narrower) +
+         " narrower" + (d.default_before ? ", default " + std::string(default_change(d)) : "") +
+         "\n";
+}
+
+nlohmann::json diff_default_json(const PolicyDiff& d) {
+  if (!d.default_before) return nullptr;
+  return {{"before", to_string(*d.default_before)},
+          {"after", to_string(*d.default_after)},
+          {"change", default_change(d)}};
 }
 
 nlohmann::json diff_json(const PolicyDiff& d) {
@@ -137,11 +149,7 @@ nlohmann::json diff_json(const PolicyDiff& d) {
                    {"after", d.after_name},
                    {"wider", d.wider()},
                    {"narrower", d.narrower()}};
-  j["default"] = nullptr;
-  if (d.default_before)
-    j["default"] = {{"before", to_string(*d.default_before)},
-                    {"after", to_string(*d.default_after)},
-                    {"change", default_change(d)}};
+  j["default"] = diff_default_json(d);
   j["syscalls"] = nlohmann::json::array();
   for (const auto& c : d.syscalls) {
     nlohmann::json before = nlohmann::json::array(), after = nlohmann::json::array();

@@ -70,5 +70,10 @@ struct PolicyDiff {
 [[nodiscard]] std::string diff_text(const PolicyDiff& d);
 // {"before", "after", "wider", "narrower", "default", "syscalls": [...]}; see LANGUAGE.md.
 [[nodiscard]] nlohmann::json diff_json(const PolicyDiff& d);
+// The pieces both the table and the summary print: "default: A → B  (…)\n" (empty when the
+// default is the same), the closing "AFTER is WIDER than BEFORE: …\n", and the JSON "default".
+[[nodiscard]] std::string diff_default_text(const PolicyDiff& d);
+[[nodiscard]] std::string diff_verdict_text(const PolicyDiff& d);
+[[nodiscard]] nlohmann::json diff_default_json(const PolicyDiff& d);
 
 }  // namespace jail::policy
