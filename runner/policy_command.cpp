@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/capabilities.hpp"
 #include "policy/compile.hpp"
 #include "policy/diff.hpp"
 #include "policy/diff_summary.hpp"
@@ -17,6 +18,7 @@
 #include "policy/policy.hpp"
 #include "policy/text_file.hpp"
 #include "policy/tools.hpp"
+#include "run_walls.hpp"
 #include "subcommand_parse.hpp"
 
 namespace jail::runner {
@@ -55,11 +57,27 @@ int check(const std::vector<std::string>& files) {
 }
 
 int explain(const std::string& file, const std::vector<std::string>& syscalls,
-            const std::string& format) {
+            const std::string& format, bool capabilities) {
+  if (capabilities && !syscalls.empty()) {
+    std::cerr << "jail policy explain: --capabilities answers for every syscall; name no "
+                 "SYSCALL with it (or leave it out to see those syscalls' rules)\n";
+    return 2;
+  }
   policy::LoadResult loaded = policy::try_load_policy(file);
   if (!loaded.policy) {
     std::cerr << policy::format(loaded.diagnostics);
     return 1;
+  }
+  if (capabilities) {
+    const policy::Capabilities answers = policy::capabilities(*loaded.policy);
+    if (format == "json") {
+      nlohmann::json j = policy::capabilities_json(answers);
+      j["jail_blocks"] = run_walls_json();
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << policy::capabilities_text(answers) << "\n" << run_walls_text();
+    }
+    return 0;
   }
   try {
     if (format == "json") {
@@ -213,6 +231,11 @@ int run_policy_command(int argc, char** argv) {
   explain_cmd->add_option("SYSCALL", explain_syscalls, "only these syscalls");
   explain_cmd->add_option("--format", format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  bool explain_capabilities = false;
+  explain_cmd->add_flag("--capabilities", explain_capabilities,
+                        "what the tool may do by category (network, processes, files, …), "
+                        "yes/no answers to a reviewer's questions, and what every jail run "
+                        "blocks anyway");
 
   std::string bpf_file, routing = "direct";
   auto* bpf_cmd = app.add_subcommand("bpf", "the compiled BPF program, one instruction a line");
@@ -252,7 +275,7 @@ int run_policy_command(int argc, char** argv) {
 
   if (const auto exit = parse_subcommand(app, argc, argv)) return *exit;
   if (*check_cmd) return check(check_files);
-  if (*explain_cmd) return explain(explain_file, explain_syscalls, format);
+  if (*explain_cmd) return explain(explain_file, explain_syscalls, format, explain_capabilities);
   if (*bpf_cmd) return bpf(bpf_file, routing);
   if (*diff_cmd) return diff(diff_before, diff_after, diff_format, diff_summary);
   if (*import_cmd) return import_profile(import_file, import_output, import_kernel);

@@ -1,0 +1,177 @@
+// `jail policy explain --capabilities`: a policy in categories, and yes/no answers to a
+// reviewer's questions worked out by evaluating the policy at the arguments programs pass.
+#include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <sys/socket.h>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/capabilities.hpp"
+#include "policy/evaluate.hpp"
+#include "policy/syscalls.hpp"
+#include "policy_command.hpp"
+
+namespace jail::policy {
+
+// Failures then say "no", not "1-byte object <02>".
+void PrintTo(Answer answer, std::ostream* out) {
+  *out << to_string(answer);
+}
+
+namespace {
+
+Answer answer_to(const Capabilities& c, std::string_view key) {
+  for (const auto& q : c.questions)
+    if (q.key == key) return q.answer;
+  ADD_FAILURE() << "no question " << key;
+  return Answer::partly;
+}
+
+const CategoryCapabilities& row_of(const Capabilities& c, Category category) {
+  for (const auto& row : c.categories)
+    if (row.category == category) return row;
+  throw std::logic_error("no row");
+}
+
+bool runs(const Policy& p, const char* syscall, std::uint64_t arg0 = 0) {
+  struct seccomp_data data {};
+  data.arch = AUDIT_ARCH_X86_64;
+  data.nr = *syscall_number(syscall);
+  data.args[0] = arg0;
+  return evaluate(p, data).action.kind == ActionKind::allow;
+}
+
+TEST(Capabilities, MinimalOpensNoSocketAndStartsNoProcess) {
+  const Policy minimal = load_policy("minimal");
+  // What policies/shipped/minimal.policy says of them, which the answers must follow.
+  ASSERT_FALSE(runs(minimal, "socket", AF_INET));
+  ASSERT_FALSE(runs(minimal, "socket", AF_UNIX));
+  ASSERT_FALSE(runs(minimal, "clone", SIGCHLD));
+  ASSERT_FALSE(runs(minimal, "fork"));
+  ASSERT_TRUE(runs(minimal, "execve"));  // the jail's own exec of the tool
+  const Capabilities c = capabilities(minimal);
+  EXPECT_EQ(answer_to(c, "network_sockets"), Answer::no);
+  EXPECT_EQ(answer_to(c, "unix_sockets"), Answer::no);
+  // execve alone only replaces the tool: no new process.
+  EXPECT_EQ(answer_to(c, "processes"), Answer::no);
+  EXPECT_EQ(answer_to(c, "threads"), Answer::no);
+  EXPECT_EQ(answer_to(c, "write_files"), Answer::no);
+}
+
+TEST(Capabilities, DefaultStartsThreadsAndProcessesButTracesMountsLoadsNothing) {
+  const Capabilities c = capabilities(load_policy("default"));
+  EXPECT_EQ(answer_to(c, "threads"), Answer::yes);
+  EXPECT_EQ(answer_to(c, "processes"), Answer::yes);
+  EXPECT_EQ(answer_to(c, "network_sockets"), Answer::yes);
+  EXPECT_EQ(answer_to(c, "write_files"), Answer::yes);
+  EXPECT_EQ(answer_to(c, "other_processes"), Answer::no);
+  EXPECT_EQ(answer_to(c, "kernel_code"), Answer::no);
+  EXPECT_EQ(answer_to(c, "mounts_namespaces"), Answer::no);
+  EXPECT_EQ(answer_to(c, "clock"), Answer::no);
+
+  const auto& processes = row_of(c, Category::processes);
+  auto killed = std::find_if(processes.refused.begin(), processes.refused.end(),
+                             [](const RefusedSyscalls& g) { return g.how == "kill"; });
+  ASSERT_NE(killed, processes.refused.end());
+  EXPECT_NE(std::find(killed->syscalls.begin(), killed->syscalls.end(), "ptrace"),
+            killed->syscalls.end());
+  // The baseline's namespace flags make clone conditional, and the condition is shown.
+  auto clone = std::find_if(processes.conditional.begin(), processes.conditional.end(),
+                            [](const ConditionalSyscall& s) { return s.syscall == "clone"; });
+  ASSERT_NE(clone, processes.conditional.end());
+  EXPECT_EQ(clone->rules.rfind("kill if (arg0 & (CLONE_NEWNS", 0), 0u) << clone->rules;
+  EXPECT_NE(clone->rules.find("; otherwise allow"), std::string::npos) << clone->rules;
+}
+
+TEST(Capabilities, EverySyscallIsAllowedConditionalOrRefusedOnce) {
+  for (const char* name : {"default", "python", "minimal"}) {
+    const Capabilities c = capabilities(load_policy(name));
+    std::size_t seen = 0;
+    for (const auto& row : c.categories) {
+      seen += row.allowed.size() + row.conditional.size();
+      for (const auto& g : row.refused) seen += g.syscalls.size();
+    }
+    EXPECT_EQ(seen, all_syscall_names().size()) << name;
+  }
+}
+
+TEST(Capabilities, UnixSocketsOnlyIsNoNetwork) {
+  const Capabilities c =
+      capabilities(parse_policy("default errno EPERM\nallow socket if arg0 == AF_UNIX\n", "u"));
+  EXPECT_EQ(answer_to(c, "unix_sockets"), Answer::yes);
+  EXPECT_EQ(answer_to(c, "network_sockets"), Answer::no);
+  const auto& network = row_of(c, Category::network);
+  ASSERT_EQ(network.conditional.size(), 1u);
+  EXPECT_EQ(network.conditional[0].syscall, "socket");
+  EXPECT_NE(network.conditional[0].rules.find("allow if arg0 == AF_UNIX; otherwise errno EPERM"),
+            std::string::npos)
+      << network.conditional[0].rules;
+}
+
+TEST(Capabilities, PartlyWhenSomeOfWhatAQuestionNeedsRuns) {
+  const Capabilities ipv4 =
+      capabilities(parse_policy("default errno EPERM\nallow socket if arg0 == AF_INET\n", "ipv4"));
+  EXPECT_EQ(answer_to(ipv4, "network_sockets"), Answer::partly);
+  // Forking copies of itself without running another program is partly; exec alone is no.
+  const Capabilities fork_only =
+      capabilities(parse_policy("default errno EPERM\nallow clone\n", "fork"));
+  EXPECT_EQ(answer_to(fork_only, "processes"), Answer::partly);
+  const Capabilities exec_only =
+      capabilities(parse_policy("default errno EPERM\nallow execve\n", "exec"));
+  EXPECT_EQ(answer_to(exec_only, "processes"), Answer::no);
+}
+
+// --- the CLI
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+CliRun explain(std::vector<std::string> words) {
+  words.insert(words.begin(), {"policy", "explain", "--capabilities"});
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  int code = jail::runner::run_policy_command(static_cast<int>(argv.size()), argv.data());
+  return CliRun{code, ::testing::internal::GetCapturedStdout(),
+                ::testing::internal::GetCapturedStderr()};
+}
+
+TEST(CapabilitiesCli, TextIsASummaryWithAnswersAndTheJailsWalls) {
+  CliRun r = explain({"default"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LT(std::count(r.out.begin(), r.out.end(), '\n'), 150) << r.out;
+  EXPECT_NE(r.out.find("\nnetwork: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nkernel interfaces: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  yes     start threads?\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  no      trace or read other processes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ptrace(PTRACE_ATTACH), ptrace(PTRACE_SEIZE): kill"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--net none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no_new_privs"), std::string::npos) << r.out;
+
+  CliRun with_syscall = explain({"default", "read"});
+  EXPECT_EQ(with_syscall.code, 2);
+  EXPECT_NE(with_syscall.err.find("--capabilities"), std::string::npos) << with_syscall.err;
+}
+
+TEST(CapabilitiesCli, Json) {
+  CliRun r = explain({"minimal", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["policy"], "minimal.policy");
+  EXPECT_EQ(j["default"], "kill");
+  EXPECT_TRUE(j["categories"]["network"]["allowed"].empty());
+  EXPECT_EQ(j["categories"]["network"]["refused"][0]["how"], "kill");
+  ASSERT_TRUE(j["questions"].is_array());
+  EXPECT_EQ(j["questions"][0]["key"], "network_sockets");
+  EXPECT_EQ(j["questions"][0]["answer"], "no");
+  EXPECT_EQ(j["questions"][0]["needs"][0]["calls"][0]["action"], "kill");
+  EXPECT_FALSE(j["jail_blocks"]["walls"].empty());
+  EXPECT_TRUE(j["jail_blocks"]["scope"].is_string());
+}
+
+}  // namespace
+}  // namespace jail::policy
