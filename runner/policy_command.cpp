@@ -226,7 +226,9 @@ int run_policy_command(int argc, char** argv) {
 
   std::string explain_file, format = "text";
   std::vector<std::string> explain_syscalls;
-  auto* explain_cmd = app.add_subcommand("explain", "which rule decides each syscall");
+  auto* explain_cmd = app.add_subcommand(
+      "explain",
+      "which rule decides each syscall; --capabilities: what the tool may do, by category");
   explain_cmd->add_option("FILE", explain_file, "policy file or shipped name")->required();
   explain_cmd->add_option("SYSCALL", explain_syscalls, "only these syscalls");
   explain_cmd->add_option("--format", format, "text or json")

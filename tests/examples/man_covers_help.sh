@@ -10,7 +10,7 @@ help=$(
   "$jail" doctor --help
   "$jail" explain --help
   "$jail" diff --help
-  for sub in explain bpf import export; do "$jail" policy "$sub" --help; done
+  for sub in explain bpf diff import export; do "$jail" policy "$sub" --help; done
   "$jail" rootfs build --help
   "$jail" rootfs check --help
   for sub in changes commit undo discard sessions; do "$jail" "$sub" --help; done
