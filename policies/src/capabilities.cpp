@@ -48,14 +48,12 @@ void classify(const Policy& p, const std::string& name, CategoryCapabilities& ro
     if (group == row.refused.end()) group = row.refused.insert(row.refused.end(), {how, {}});
     group->syscalls.push_back(name);
   } else {
-    std::string text;
-    for (const Rule* r : rules) {
-      text += text.empty() ? "" : "; ";
-      text += r->condition ? to_string(r->action) + " if " + r->condition_text
-                           : "otherwise " + to_string(r->action);
-    }
-    if (falls_through) text += "; otherwise " + to_string(p.default_action);
-    row.conditional.push_back(ConditionalSyscall{name, text});
+    std::vector<std::string> text;
+    for (const Rule* r : rules)
+      text.push_back(r->condition ? to_string(r->action) + " if " + r->condition_text
+                                  : "otherwise " + to_string(r->action));
+    if (falls_through) text.push_back("otherwise " + to_string(p.default_action));
+    row.conditional.push_back(ConditionalSyscall{name, std::move(text)});
   }
 }
 

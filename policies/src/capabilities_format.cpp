@@ -5,24 +5,30 @@
 namespace jail::policy {
 namespace {
 
-// Names shown in a list before the rest are counted; a long condition (python's ioctl set) is
-// cut here, the whole of it is in `jail policy explain FILE SYSCALL` and in the JSON.
-constexpr std::size_t kNamesShown = 6;
-constexpr std::size_t kRulesWidth = 110;
+// Lines stop at kWidth: a list of names is counted past it ("+9 more"), a long condition
+// (python's ioctl set) is cut, the whole of it is in `jail policy explain FILE SYSCALL` and in
+// the JSON; the calls under a question go on as many lines as they need.
+constexpr std::size_t kWidth = 100;
+constexpr std::string_view kCallsIndent = "          ";
 
-std::string some(const std::vector<std::string>& names) {
+// As many names as fit in a line that already holds `used` characters, then "+N more".
+std::string some(const std::vector<std::string>& names, std::size_t used) {
+  constexpr std::size_t kMoreRoom = 12;  // ", +123 more"
   std::string out;
-  for (std::size_t i = 0; i < names.size() && i < kNamesShown; ++i)
+  std::size_t i = 0;
+  for (; i < names.size(); ++i) {
+    const std::size_t room = i + 1 == names.size() ? 0 : kMoreRoom;
+    if (i != 0 && used + out.size() + 2 + names[i].size() + room > kWidth) break;
     out += (i == 0 ? "" : ", ") + names[i];
-  if (names.size() > kNamesShown)
-    out += ", +" + std::to_string(names.size() - kNamesShown) + " more";
+  }
+  if (i < names.size()) out += ", +" + std::to_string(names.size() - i) + " more";
   return out;
 }
 
 // Cut at a character boundary: the conditions are ASCII, but a file's own text may not be.
-std::string cut(const std::string& text) {
-  if (text.size() <= kRulesWidth) return text;
-  std::size_t end = kRulesWidth;
+std::string cut(const std::string& text, std::size_t width) {
+  if (text.size() <= width) return text;
+  std::size_t end = width;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) --end;
   return text.substr(0, end) + "…";
 }
@@ -33,11 +39,25 @@ std::string category_text(const CategoryCapabilities& row) {
   std::string out = std::string(title(row.category)) + ": " + std::to_string(row.allowed.size()) +
                     " allowed, " + std::to_string(row.conditional.size()) +
                     " only with conditions, " + std::to_string(refused) + " refused\n";
-  if (!row.allowed.empty()) out += "  allowed      " + some(row.allowed) + "\n";
-  for (const auto& c : row.conditional)
-    out += "  only if      " + c.syscall + ": " + cut(c.rules) + "\n";
-  for (const auto& g : row.refused)
-    out += "  refused      " + g.how + ": " + some(g.syscalls) + "\n";
+  const std::string allowed = "  allowed      ";
+  if (!row.allowed.empty()) out += allowed + some(row.allowed, allowed.size()) + "\n";
+  for (const auto& c : row.conditional) {
+    // One line when the rules fit, else a rule a line under the first.
+    const std::string head = "  only if      " + c.syscall + ": ";
+    std::string one_line;
+    for (const auto& r : c.rules) one_line += (one_line.empty() ? "" : "; ") + r;
+    const std::size_t room = kWidth > head.size() + 20 ? kWidth - head.size() - 1 : 20;
+    if (one_line.size() <= room) {
+      out += head + one_line + "\n";
+      continue;
+    }
+    for (std::size_t i = 0; i < c.rules.size(); ++i)
+      out += (i == 0 ? head : std::string(head.size(), ' ')) + cut(c.rules[i], room) + "\n";
+  }
+  for (const auto& g : row.refused) {
+    const std::string head = "  refused      " + g.how + ": ";
+    out += head + some(g.syscalls, head.size()) + "\n";
+  }
   return out;
 }
 
@@ -62,17 +82,23 @@ std::string need_text(const Need& need) {
 }  // namespace
 
 std::string capabilities_text(const Capabilities& c) {
-  std::string out = c.policy + ": what the tool may do, by category (otherwise " +
-                    to_string(c.default_action) + "; each rule: jail policy explain " + c.policy +
-                    ")\n";
+  std::string out =
+      c.policy + ", by category (a syscall no rule names: " + to_string(c.default_action) + ")\n";
   for (const auto& row : c.categories) out += "\n" + category_text(row);
   out += "\nQuestions (the policy evaluated at the arguments programs pass):\n";
   for (const auto& q : c.questions) {
     std::string answer(to_string(q.answer));
     out += "  " + answer + std::string(8 - answer.size(), ' ') + q.question + "\n";
-    std::string calls;
-    for (const Need& n : q.needs) calls += (calls.empty() ? "" : "; ") + need_text(n);
-    out += "          " + calls + "\n";
+    std::string line(kCallsIndent);
+    for (const Need& n : q.needs) {
+      const std::string part = need_text(n);
+      if (line.size() > kCallsIndent.size() && line.size() + 2 + part.size() > kWidth) {
+        out += line + ";\n";
+        line = kCallsIndent;
+      }
+      line += (line.size() == kCallsIndent.size() ? "" : "; ") + part;
+    }
+    out += line + "\n";
   }
   return out;
 }

@@ -15,10 +15,10 @@
 namespace jail::policy {
 
 // A syscall whose decision depends on its arguments, and its deciding rules in order, as
-// "errno EPERM if (arg3 & (S_ISUID | S_ISGID)) != 0; otherwise allow".
+// {"errno EPERM if (arg3 & (S_ISUID | S_ISGID)) != 0", "otherwise allow"}.
 struct ConditionalSyscall {
   std::string syscall;
-  std::string rules;
+  std::vector<std::string> rules;
 };
 
 // The syscalls refused alike, with how: "errno EPERM", "kill", "kill or errno EPERM".
@@ -75,8 +75,9 @@ struct Capabilities {
 // The categories, a few lines each, then the questions with the calls that decided them.
 [[nodiscard]] std::string capabilities_text(const Capabilities& c);
 // {"policy", "default", "categories": {"network": {"allowed": [...], "conditional": [{"syscall",
-// "rules"}], "refused": [{"how", "syscalls"}]}, …}, "questions": [{"key", "question", "answer",
-// "needs": [{"what", "required", "met", "calls": [{"call", "action"}]}]}]}; see LANGUAGE.md.
+// "rules": [...]}], "refused": [{"how", "syscalls"}]}, …}, "questions": [{"key", "question",
+// "answer", "needs": [{"what", "required", "met", "calls": [{"call", "action"}]}]}]}; see
+// LANGUAGE.md.
 [[nodiscard]] nlohmann::json capabilities_json(const Capabilities& c);
 
 }  // namespace jail::policy
