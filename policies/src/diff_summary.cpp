@@ -1,6 +1,7 @@
 // The summary of a diff: its syscall changes counted per category, with the dangerous syscalls
 // a change widens named, since those are what a reviewer must not miss among the counts.
 #include <algorithm>
+#include <limits>
 
 #include "policy/diff_summary.hpp"
 #include "policy/tools.hpp"
@@ -8,12 +9,20 @@
 namespace jail::policy {
 namespace {
 
-// Past this many names a line would wrap; the rest are counted ("+3 more").
+// Past this many names a line would wrap; the rest are counted ("+3 more"). A dangerous call
+// AFTER lets run is always named; one still refused (kill → errno) is named up to the second
+// limit: a learned policy's default turns dozens of python's kills into errno EPERM.
 constexpr std::size_t kNamesShown = 3;
+constexpr std::size_t kRefusedShown = 3;
 
-std::string joined(const std::vector<std::string>& names) {
+// The first `shown` names, then "+N more" for the rest.
+std::string joined(const std::vector<std::string>& names,
+                   std::size_t shown = std::numeric_limits<std::size_t>::max()) {
   std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i)
+    out += (out.empty() ? "" : ", ") + names[i];
+  if (names.size() > shown)
+    out += (out.empty() ? "+" : ", +") + std::to_string(names.size() - shown) + " more";
   return out;
 }
 
@@ -33,15 +42,12 @@ std::string named(const std::vector<std::string>& names, const CategoryChanges& 
   }
   std::vector<std::string> parts;
   if (!run.empty()) parts.push_back("dangerous: " + joined(run));
-  if (!refused.empty()) parts.push_back("dangerous, still refused: " + joined(refused));
-  const std::size_t listed = run.size() + refused.size();
-  const std::size_t shown =
-      std::min(listed >= kNamesShown ? 0 : kNamesShown - listed, others.size());
-  std::string rest = joined({others.begin(), others.begin() + static_cast<std::ptrdiff_t>(shown)});
-  if (shown < others.size())
-    rest += (rest.empty() ? "" : ", ") + std::string("+") + std::to_string(others.size() - shown) +
-            " more";
-  if (!rest.empty()) parts.push_back((parts.empty() || shown == 0 ? "" : "also ") + rest);
+  if (!refused.empty())
+    parts.push_back("dangerous, still refused: " + joined(refused, kRefusedShown));
+  const std::size_t listed = run.size() + std::min(refused.size(), kRefusedShown);
+  const std::size_t shown = listed >= kNamesShown ? 0 : kNamesShown - listed;
+  if (!others.empty())
+    parts.push_back((parts.empty() || shown == 0 ? "" : "also ") + joined(others, shown));
   std::string text;
   for (const auto& p : parts) text += (text.empty() ? "" : "; ") + p;
   return text;

@@ -23,8 +23,8 @@ struct CategoryChanges {
 // One entry per category, in kCategories order, also for categories without a change.
 [[nodiscard]] std::vector<CategoryChanges> by_category(const PolicyDiff& d);
 
-// A header, a line per category ("network  2 wider (socket, connect), 0 narrower"), the default
-// when it changed, and the verdict line of the full diff.
+// A header, a line per category ("network  2 wider (socket, connect), 0 narrower") naming every
+// dangerous call AFTER now lets run, the default when it changed, and the full diff's verdict.
 [[nodiscard]] std::string diff_summary_text(const PolicyDiff& d);
 // {"before", "after", "wider", "narrower", "default", "categories": {"network": {"wider": 2,
 // "narrower": 0, "mixed": 0, "changed": 0, "restated": 0, "dangerous_wider": [...],
