@@ -1,4 +1,4 @@
-// `jail policy explain --capabilities` output: a few lines per category and one per question,
+// `jail policy explain --capabilities` output: a few lines per category and per question,
 // where the syscall-by-syscall explain runs to hundreds.
 #include "policy/capabilities.hpp"
 
