@@ -10,6 +10,7 @@ help=$(
   "$jail" doctor --help
   "$jail" explain --help
   "$jail" diff --help
+  "$jail" policy learn --help
   for sub in explain bpf diff import export; do "$jail" policy "$sub" --help; done
   "$jail" rootfs build --help
   "$jail" rootfs check --help
