@@ -239,7 +239,7 @@ class RulesWriter {
 
   std::string family_block(const policy::LearnFamily& family) {
     const std::vector<std::string> used = triggers(family);
-    if (used.empty()) return {};
+    if (used.empty() && !family.always) return {};
     std::vector<std::string> plain;
     std::string conditional;
     for (const auto& member : family.members) {
@@ -263,8 +263,9 @@ class RulesWriter {
       }
     }
     if (plain.empty() && conditional.empty()) return {};
-    return comment(fmt::format("family \"{}\": {} (the run used {})", family.name, family.why,
-                               fmt::join(used, ", "))) +
+    const std::string reason = used.empty() ? std::string("allowed to every tool")
+                                            : fmt::format("the run used {}", fmt::join(used, ", "));
+    return comment(fmt::format("family \"{}\": {} ({})", family.name, family.why, reason)) +
            allow_lines(plain) + conditional;
   }
 

@@ -81,7 +81,8 @@ std::vector<LearnFamily> make_families() {
         {"flock"}}},
       {"terminal queries",
        "asking what the tool's own descriptors are: isatty, the window size, bytes waiting",
-       {{"ioctl", {"TCGETS", "TIOCGWINSZ", "TIOCGPGRP", "TIOCGSID", "FIONREAD"}}}},
+       {{"ioctl", {"TCGETS", "TIOCGWINSZ", "TIOCGPGRP", "TIOCGSID", "FIONREAD"}}},
+       true},
       {"threads",
        "threads share the tool's memory and rights, so a thread pool reaches nothing one thread "
        "cannot",
@@ -158,7 +159,8 @@ std::vector<LearnFamily> make_families() {
         {"getegid"},
         {"getresuid"},
         {"getresgid"},
-        {"getgroups"}}},
+        {"getgroups"}},
+       true},
       {"process queries",
        "reading the tool's own process state and naming its threads",
        {{"getpid"},
@@ -172,7 +174,8 @@ std::vector<LearnFamily> make_families() {
         {"prctl",
          {"PR_GET_NAME", "PR_SET_NAME", "PR_GET_DUMPABLE", "PR_GET_NO_NEW_PRIVS", "PR_GET_SECCOMP",
           "PR_CAPBSET_READ", "PR_GET_KEEPCAPS", "PR_GET_TIMERSLACK", "PR_GET_PDEATHSIG",
-          "PR_GET_CHILD_SUBREAPER", "PR_GET_THP_DISABLE"}}}},
+          "PR_GET_CHILD_SUBREAPER", "PR_GET_THP_DISABLE"}}},
+       true},
   };
 }
 

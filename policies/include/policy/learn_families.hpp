@@ -29,6 +29,10 @@ struct LearnFamily {
   std::string_view name;
   std::string_view why;  // written above its rules: what it is, and why it reaches nothing more
   std::vector<FamilyMember> members;
+  // Brought in by every run: what any program may ask about itself (its ids, its pid, whether
+  // its output is a terminal). A tool asks these on some inputs and not others: `git init`
+  // never asks for its uid, `git status` refuses a repository it cannot see it owns.
+  bool always = false;
 };
 
 [[nodiscard]] const std::vector<LearnFamily>& learn_families();
