@@ -9,6 +9,7 @@
 #include "policy/capabilities.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/syscalls.hpp"
+#include "policy_cli.hpp"
 #include "policy_command.hpp"
 
 namespace jail::policy {
@@ -125,20 +126,11 @@ TEST(Capabilities, PartlyWhenSomeOfWhatAQuestionNeedsRuns) {
 
 // --- the CLI
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
+using policy_test::CliRun;
 
 CliRun explain(std::vector<std::string> words) {
-  words.insert(words.begin(), {"policy", "explain", "--capabilities"});
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = jail::runner::run_policy_command(static_cast<int>(argv.size()), argv.data());
-  return CliRun{code, ::testing::internal::GetCapturedStdout(),
-                ::testing::internal::GetCapturedStderr()};
+  words.insert(words.begin(), {"explain", "--capabilities"});
+  return policy_test::run_policy_cli(std::move(words));
 }
 
 TEST(CapabilitiesCli, TextIsASummaryWithAnswersAndTheJailsWalls) {

@@ -6,26 +6,16 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/policy.hpp"
+#include "policy_cli.hpp"
 #include "policy_command.hpp"
 
 namespace jail::runner {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
+using policy_test::CliRun;
 
 CliRun run(std::vector<std::string> words) {
-  words.insert(words.begin(), "policy");
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = run_policy_command(static_cast<int>(argv.size()), argv.data());
-  CliRun r{code, ::testing::internal::GetCapturedStdout(),
-           ::testing::internal::GetCapturedStderr()};
-  return r;
+  return policy_test::run_policy_cli(std::move(words));
 }
 
 std::string sample(const std::string& name) {

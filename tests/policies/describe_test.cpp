@@ -8,17 +8,12 @@
 #include <sys/syscall.h>
 
 #include "policy/describe.hpp"
+#include "policy_cli.hpp"
 
 namespace jail::policy {
 namespace {
 
-seccomp_data call(long nr, std::vector<std::uint64_t> args = {}) {
-  seccomp_data d{};
-  d.nr = static_cast<int>(nr);
-  d.arch = AUDIT_ARCH_X86_64;
-  for (std::size_t i = 0; i < args.size(); ++i) d.args[i] = args[i];
-  return d;
-}
+using policy_test::call;
 
 TEST(Describe, NamesConstantsAndDropsTrailingZeros) {
   EXPECT_EQ(describe_call(call(SYS_ptrace, {PTRACE_ATTACH, 1})), "ptrace(PTRACE_ATTACH, 1)");

@@ -12,25 +12,17 @@
 #include "policy/categories.hpp"
 #include "policy/diff.hpp"
 #include "policy/tools.hpp"
+#include "policy_cli.hpp"
 #include "policy_command.hpp"
 
 namespace jail::policy {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
+using policy_test::CliRun;
 
 CliRun summary(std::vector<std::string> words) {
-  words.insert(words.begin(), {"policy", "diff", "--summary"});
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = jail::runner::run_policy_command(static_cast<int>(argv.size()), argv.data());
-  return CliRun{code, ::testing::internal::GetCapturedStdout(),
-                ::testing::internal::GetCapturedStderr()};
+  words.insert(words.begin(), {"diff", "--summary"});
+  return policy_test::run_policy_cli(std::move(words));
 }
 
 // category key → change kind → count, from the full diff's own per-syscall verdicts.
@@ -106,18 +98,11 @@ TEST(DiffSummary, PythonAgainstDefaultFitsOnAScreen) {
 
 class DiffSummaryFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/jail-test-summary-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string write(const std::string& name, const std::string& body) {
-    std::string path = dir_ + "/" + name;
-    std::ofstream(path) << body;
-    return path;
+    return scratch_.write(name, body);
   }
-  std::string dir_;
+  policy_test::ScratchDir scratch_;
+  const std::string& dir_ = scratch_.path();
 };
 
 // A learned policy's `default errno EPERM` turns python's kills of 39 dangerous calls into errno:

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/diff.hpp"
+#include "policy_cli.hpp"
 #include "policy_command.hpp"
 
 namespace jail::policy {
@@ -221,36 +222,20 @@ TEST(Diff, DefaultVersusPythonMatchesHandCheckedExpectations) {
 
 // --- the CLI: exit status, table, JSON, bad input
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
+using policy_test::CliRun;
 
 CliRun run(std::vector<std::string> words) {
-  words.insert(words.begin(), {"policy", "diff"});
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = jail::runner::run_policy_command(static_cast<int>(argv.size()), argv.data());
-  return CliRun{code, ::testing::internal::GetCapturedStdout(),
-                ::testing::internal::GetCapturedStderr()};
+  words.insert(words.begin(), "diff");
+  return policy_test::run_policy_cli(std::move(words));
 }
 
 class DiffCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/jail-test-diff-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string write(const std::string& name, const std::string& body) {
-    std::string path = dir_ + "/" + name;
-    std::ofstream(path) << body;
-    return path;
+    return scratch_.write(name, body);
   }
-  std::string dir_;
+  policy_test::ScratchDir scratch_;
+  const std::string& dir_ = scratch_.path();
 };
 
 TEST_F(DiffCli, ExitZeroWhenNotWiderOneWhenWider) {

@@ -10,17 +10,12 @@
 
 #include "policy/evaluate.hpp"
 #include "policy/syscalls.hpp"
+#include "policy_cli.hpp"
 
 namespace jail::policy {
 namespace {
 
-seccomp_data call(long nr, std::vector<std::uint64_t> args = {}) {
-  seccomp_data d{};
-  d.nr = static_cast<int>(nr);
-  d.arch = AUDIT_ARCH_X86_64;
-  for (std::size_t i = 0; i < args.size() && i < 6; ++i) d.args[i] = args[i];
-  return d;
-}
+using policy_test::call;
 
 TEST(Evaluate, FirstMatchingRuleDecidesAndNamesItsLine) {
   Policy p = parse_policy(

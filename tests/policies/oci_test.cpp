@@ -28,6 +28,7 @@
 #include "policy/oci.hpp"
 #include "policy/syscalls.hpp"
 #include "policy/tools.hpp"
+#include "policy_cli.hpp"
 #include "policy_command.hpp"
 
 namespace jail::policy {
@@ -1007,31 +1008,16 @@ TEST(OciLibseccomp, ExportedDockerPolicyDecidesInTheKernelAsTheJailDoes) {
 namespace jail::runner {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
+using policy_test::CliRun;
 
 CliRun run(std::vector<std::string> words) {
-  words.insert(words.begin(), "policy");
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = run_policy_command(static_cast<int>(argv.size()), argv.data());
-  return CliRun{code, ::testing::internal::GetCapturedStdout(),
-                ::testing::internal::GetCapturedStderr()};
+  return policy_test::run_policy_cli(std::move(words));
 }
 
 class OciCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/jail-test-oci-cli-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
+  policy_test::ScratchDir scratch_;
+  const std::string& dir_ = scratch_.path();
 };
 
 TEST_F(OciCli, ImportExportImport) {
