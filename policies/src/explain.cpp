@@ -32,6 +32,7 @@ std::vector<int> selected(const Policy& p, const std::vector<std::string>& names
 nlohmann::json explain_json(const Policy& policy, const std::vector<std::string>& syscalls) {
   nlohmann::json out;
   out["policy"] = policy.name;
+  out["within"] = policy.within.empty() ? nlohmann::json(nullptr) : nlohmann::json(policy.within);
   out["default"] = {{"action", to_string(policy.default_action)},
                     {"file", policy.default_where.file},
                     {"line", policy.default_where.line}};
@@ -60,6 +61,12 @@ nlohmann::json explain_json(const Policy& policy, const std::vector<std::string>
 
 std::string explain_text(const Policy& policy, const std::vector<std::string>& syscalls) {
   std::string out;
+  if (!policy.within.empty()) {
+    // The rules below are the pairs `within` made; a reader should know why they look doubled.
+    out += "within " + policy.within + " (" + where(policy.within_where) +
+           "): each rule below pairs one of this policy's with one of " + policy.within +
+           "'s; the stricter action decides\n";
+  }
   char buf[512];
   std::snprintf(buf, sizeof buf, "%-22s %4s  %-14s %-44s %s\n", "SYSCALL", "NR", "ACTION",
                 "CONDITION", "DECIDED AT");

@@ -17,6 +17,7 @@
 #include "policy/diff.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/syscalls.hpp"
+#include "policy/tools.hpp"
 #include "policy/value_names.hpp"
 #include "policy_cli.hpp"
 
