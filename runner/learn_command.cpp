@@ -202,6 +202,17 @@ PolicyOutput::~PolicyOutput() {
 }
 
 void PolicyOutput::write(const std::string& text) {
+  // Every process of the jail has ended by now; if the path names another file than the one
+  // opened before the run, the tool replaced it, and what is there is the tool's, not ours.
+  struct stat ours {
+  }, there{};
+  if (::fstat(fd_, &ours) != 0 || ::lstat(path_.c_str(), &there) != 0 ||
+      ours.st_dev != there.st_dev || ours.st_ino != there.st_ino) {
+    throw std::runtime_error(fmt::format(
+        "{} was replaced or removed while the tool ran (its directory is writable in the jail); "
+        "the policy was not written: write it where the tool cannot reach",
+        path_));
+  }
   if (::ftruncate(fd_, 0) != 0) {
     throw std::runtime_error(fmt::format("cannot write {}: {}", path_, std::strerror(errno)));
   }
@@ -292,6 +303,12 @@ int learn_command(const std::vector<std::string>& options,
     }
     if (const auto problem = load_problems(merge->text, out)) {
       return refuse(fmt::format("{} would not load as {}:\n{}", *request.merge, out, *problem));
+    }
+    if (merge->policy.within.empty()) {
+      spdlog::warn(
+          "policy learn: {} has no `within`, so nothing bounds the rules a merge adds to it; "
+          "review each, or give it a bound (`within \"default\"`)",
+          *request.merge);
     }
   } else {
     const std::string name = request.base.value_or("default");

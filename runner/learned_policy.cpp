@@ -80,8 +80,9 @@ std::string include_path(const fs::path& file, const fs::path& to) {
   return text;
 }
 
-// `text` (a policy in directory `from`) with every relative file include rewritten to reach the
-// same file from directory `to`. A statement is one line; `include` is its first word.
+// `text` (a policy in directory `from`) with every relative file include and `within` rewritten
+// to reach the same file from directory `to`. A statement is one line; the keyword its first
+// word.
 std::string with_includes_moved(const std::string& text, const fs::path& from, const fs::path& to) {
   std::string moved;
   std::size_t start = 0;
@@ -92,8 +93,12 @@ std::string with_includes_moved(const std::string& text, const fs::path& from, c
     const auto word = line.find_first_not_of(" \t\r");
     const auto open = line.find('"');
     const auto close = open == std::string::npos ? open : line.find('"', open + 1);
-    if (word != std::string::npos && line.compare(word, 7, "include") == 0 &&
-        close != std::string::npos && line.find_first_not_of(" \t\r", word + 7) == open) {
+    const std::size_t keyword = word == std::string::npos               ? 0
+                                : line.compare(word, 7, "include") == 0 ? 7
+                                : line.compare(word, 6, "within") == 0  ? 6
+                                                                        : 0;
+    if (keyword != 0 && close != std::string::npos &&
+        line.find_first_not_of(" \t\r", word + keyword) == open) {
       const std::string target = line.substr(open + 1, close - open - 1);
       if (names_a_file(target) && !fs::path(target).is_absolute()) {
         line.replace(open + 1, close - open - 1, include_path(from / target, to));

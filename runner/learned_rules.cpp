@@ -54,7 +54,7 @@ seccomp_data call_of(int nr, const std::array<std::uint64_t, 6>& args) {
 // The baseline's rules come first in every policy, the learned one too: what they refuse (a
 // set-id mode, a namespace flag) is refused either way, so they are passed over here.
 bool from_baseline(const policy::Rule& rule) {
-  return rule.where.file == "baseline.policy";
+  return rule.baseline;
 }
 
 // Whether `p` lets `nr` run whatever its arguments (past the baseline).

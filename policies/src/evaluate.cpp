@@ -47,7 +47,8 @@ Decision evaluate(const Policy& policy, const struct seccomp_data& data) {
   for (int i = 0; i < 6; ++i) args[i] = data.args[i];
   for (const Rule& r : policy.rules) {
     if (r.syscall != data.nr) continue;
-    if (!r.condition || holds(*r.condition, args)) return Decision{r.action, r.where, false};
+    if (!r.condition || holds(*r.condition, args))
+      return Decision{r.action, r.where, false, r.baseline};
   }
   return Decision{policy.default_action, policy.default_where, true};
 }

@@ -66,6 +66,9 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
+// The key the shipped baseline is loaded under; no file's key has the "shipped:" prefix.
+const std::string kBaselineKey = "shipped:baseline";
+
 SourceId shipped_source(const detail::ShippedFile& f) {
   return SourceId{"shipped:" + std::string(f.name), std::string(f.name) + ".policy", "", true,
                   std::string(f.text)};
@@ -170,7 +173,7 @@ class Loader {
           }
           break;
         case Statement::Kind::rule:
-          lower_rule(st, src.display, line);
+          lower_rule(st, src.display, line, src.shipped && src.key == kBaselineKey);
           break;
       }
     }
@@ -350,7 +353,8 @@ class Loader {
     return {};
   }
 
-  void lower_rule(const Statement& st, const std::string& file, const std::string& line) {
+  void lower_rule(const Statement& st, const std::string& file, const std::string& line,
+                  bool baseline) {
     auto at = [&](int column) { return SourceLocation{file, st.line, column}; };
     auto action = lower_action(st.action, at, line);
     std::optional<Condition> cond;
@@ -381,6 +385,7 @@ class Loader {
       }
       r.condition_text = st.condition_text;
       r.where = at(name.column);
+      r.baseline = baseline;
       policy_.rules.push_back(std::move(r));
     }
   }

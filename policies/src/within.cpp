@@ -8,8 +8,6 @@
 namespace jail::policy::detail {
 namespace {
 
-constexpr std::string_view kBaselineFile = "baseline.policy";
-
 // One way a syscall can be decided: a rule, or the default (no condition) after the rules.
 struct Decision {
   const std::optional<Condition>* condition = nullptr;  // null or empty: always holds
@@ -24,7 +22,7 @@ bool always(const Decision& d) {
 
 std::size_t baseline_rule_count(const Policy& policy) {
   std::size_t n = 0;
-  while (n < policy.rules.size() && policy.rules[n].where.file == kBaselineFile) ++n;
+  while (n < policy.rules.size() && policy.rules[n].baseline) ++n;
   return n;
 }
 
@@ -42,10 +40,16 @@ std::vector<Decision> decisions(const Policy& policy, std::size_t skip, int nr) 
 }
 
 // The stricter of two decisions. Equal actions are the policy's own (its rule is the one a
-// reader looks for); two different refusals as strict as each other are the bound's.
+// reader looks for), quiet only when both are: a bound's reported refusal stays reported. Two
+// different refusals as strict as each other are the bound's.
 std::pair<Action, SourceLocation> stricter(const Decision& own, const Decision& bound) {
   const int a = strictness(own.action), b = strictness(bound.action);
-  if (a > b || (a == b && own.action == bound.action)) return {own.action, own.where};
+  if (a == b && own.action == bound.action) {
+    Action action = own.action;
+    action.quiet = own.action.quiet && bound.action.quiet;
+    return {action, own.where};
+  }
+  if (a > b) return {own.action, own.where};
   return {bound.action, bound.where};
 }
 
@@ -86,7 +90,8 @@ Policy limited_by(Policy own, const Policy& bound) {
       for (const Decision& theirs : decisions(bound, bound_baseline, nr)) {
         auto [action, where] = stricter(mine, theirs);
         product.push_back(Rule{nr, action, both_conditions(mine, theirs),
-                               both_texts(mine.condition_text, theirs.condition_text), where});
+                               both_texts(mine.condition_text, theirs.condition_text), where,
+                               false});
         if (always(theirs)) break;  // the bound's later decisions are never reached from here
       }
     }

@@ -119,6 +119,39 @@ TEST_P(PolicyLearnMerge, RelativeIncludesStillReachTheirFilesFromTheOutputsDirec
   EXPECT_EQ(check.exit_code, 0) << describe(check);
 }
 
+// The same for `within`: a merged copy of a policy bounded by "strict.policy" next to it was
+// bounded by whatever file of that name sat next to the output (`default allow`, here).
+TEST_P(PolicyLearnMerge, ARelativeBoundStillNamesItsFileFromTheOutputsDirectory) {
+  TempDir old_dir, out_dir;
+  write_file(old_dir / "old.policy", "default allow\nwithin \"strict.policy\"\n");
+  write_file(old_dir / "strict.policy", "default allow\nkill ptrace\n");
+  write_file(out_dir / "strict.policy", "default allow\n");
+  const std::string merged = out_dir / "merged.policy";
+  RunResult learn = run({"policy", "learn", "--no-cwd", "--merge", old_dir / "old.policy", "-o",
+                         merged, "--", "true"});
+  ASSERT_EQ(learn.exit_code, 0) << describe(learn);
+  EXPECT_EQ(learn.err.find("nothing bounds"), std::string::npos) << "old.policy has a bound\n"
+                                                                 << describe(learn);
+  const std::string text = read_file(merged).value_or("");
+  const std::string old_name = std::filesystem::path(old_dir.path()).filename();
+  EXPECT_NE(text.find("within \"../" + old_name + "/strict.policy\"\n"), std::string::npos) << text;
+  RunResult explain = run({"policy", "explain", merged, "ptrace"});
+  EXPECT_NE(explain.out.find("kill"), std::string::npos) << describe(explain);
+}
+
+// A tool that can write the output's directory replaces the file while it runs: jail writes
+// nothing, says so, and leaves the tool's file as the tool left it.
+TEST_P(PolicyLearnMerge, AnOutputReplacedByTheToolIsNotWrittenThrough) {
+  const std::string out = cwd_ / "out.policy";
+  RunResult learn =
+      run({"policy", "learn", "--no-cwd", "--bind", cwd_.path() + ":/w", "-o", out, "--", "sh",
+           "-c", "printf 'default allow\\n' > /w/n.policy && mv /w/n.policy /w/out.policy"});
+  EXPECT_EQ(learn.exit_code, 125) << describe(learn);
+  EXPECT_NE(learn.err.find("was replaced or removed while the tool ran"), std::string::npos)
+      << describe(learn);
+  EXPECT_EQ(read_file(out).value_or(""), "default allow\n");
+}
+
 // The text is loaded again after the run and not written when it no longer loads: here the tool
 // removed the file the old policy includes.
 TEST_P(PolicyLearnMerge, APolicyThatNoLongerLoadsIsNotWritten) {

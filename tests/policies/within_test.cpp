@@ -104,6 +104,38 @@ TEST_F(WithinFiles, ABoundFileResolvesFromThePolicysDirectory) {
   EXPECT_EQ(evaluate(p, call(SYS_getpid)).action, (Action{ActionKind::errno_code, EPERM}));
 }
 
+// The shipped baseline's rules are kept once, in front of the pairs; a file of the policy's own
+// that is also called baseline.policy is not that baseline, as an included file or as the bound.
+TEST_F(WithinFiles, AFileNamedLikeTheBaselineIsBoundedAllTheSame) {
+  write("baseline.policy", "# mine\nallow ptrace\n");
+  const Policy including = load_policy(
+      write("inc.policy", "default allow\ninclude \"baseline.policy\"\nwithin \"default\"\n"));
+  EXPECT_EQ(evaluate(including, call(SYS_ptrace)).action.kind, ActionKind::kill);
+  write("baseline.policy", "default allow\nkill ptrace\n");
+  write("top.policy", "default allow\nwithin \"baseline.policy\"\nallow ptrace\n");
+  EXPECT_EQ(evaluate(load_policy((dir_ / "top.policy").string()), call(SYS_ptrace)).action.kind,
+            ActionKind::kill);
+  // Loaded by a relative path, the files' display names are "inc.policy", "baseline.policy".
+  const auto was = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  write("baseline.policy", "# mine\nallow ptrace\n");
+  const Policy relative = load_policy("inc.policy");
+  write("baseline.policy", "default allow\nkill ptrace\n");
+  const Policy relative_bound = load_policy("top.policy");
+  std::filesystem::current_path(was);
+  EXPECT_EQ(evaluate(relative, call(SYS_ptrace)).action.kind, ActionKind::kill);
+  EXPECT_EQ(evaluate(relative_bound, call(SYS_ptrace)).action.kind, ActionKind::kill);
+}
+
+// A quiet refusal of the policy's own does not silence the bound's reported one.
+TEST(Within, TheBoundsReportedRefusalStaysReported) {
+  const Policy p = parse_policy(
+      "default allow\nwithin \"default\"\nquietly errno EAFNOSUPPORT socket\n", "q.policy");
+  const Action action = evaluate(p, call(SYS_socket, {AF_PACKET})).action;
+  EXPECT_EQ(action, (Action{ActionKind::errno_code, EAFNOSUPPORT}));
+  EXPECT_FALSE(action.quiet);
+}
+
 TEST_F(WithinFiles, MisuseIsAnErrorWithItsReason) {
   write("inc.policy", "within \"default\"\n");
   EXPECT_NE(first_error(write("a.policy", "default allow\ninclude \"inc.policy\"\n"))

@@ -298,7 +298,7 @@ bool DenialHandler::handle_one(int init_pidfd) {
   }
   // The baseline's fixed answers (clone3 → ENOSYS, namespaces, TIOCSTI) are not the tool's
   // needs: a learned policy could not widen them anyway.
-  if (learn_ && decision.where.file != "baseline.policy") {
+  if (learn_ && !decision.by_baseline) {
     // Learning answers at once and keeps only counts and a few distinct argument sets, so a
     // syscall-heavy tool costs a round trip per call but never unbounded memory.
     constexpr std::size_t kKeptArgumentSets = 64;

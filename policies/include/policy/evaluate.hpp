@@ -13,6 +13,7 @@ struct Decision {
   Action action;
   SourceLocation where;  // the deciding rule, or the `default` line
   bool by_default = false;
+  bool by_baseline = false;  // a rule of the shipped baseline decided
 };
 
 // Whether a condition holds for these argument values (unsigned 64-bit comparisons after the

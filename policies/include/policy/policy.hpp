@@ -55,6 +55,9 @@ struct Rule {
   std::optional<Condition> condition;  // none: always matches
   std::string condition_text;          // as written, for explain and reports
   SourceLocation where;
+  // From the shipped baseline every policy starts with: told apart by this, never by the file
+  // name, which a policy file of its own may share.
+  bool baseline = false;
 };
 
 struct SourceFile {
