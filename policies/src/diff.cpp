@@ -62,6 +62,10 @@ const Action& decide(const std::vector<const Rule*>& rules, const Action& defaul
   return default_action;
 }
 
+bool runs(const Action& action) {
+  return action.kind == ActionKind::allow || action.kind == ActionKind::log;
+}
+
 Change classify(bool wider, bool narrower, bool other) {
   if (wider && narrower) return Change::mixed;
   if (wider) return Change::wider;
@@ -82,6 +86,7 @@ std::optional<SyscallChange> compare(const Policy& before, const Policy& after, 
                   lines(rb, after.default_action),
                   {},
                   {},
+                  {},
                   {}};
   detail::ArgPoints points = detail::boundary_points(ra, rb);
   // Keeps the first example of each kind of difference, showing the arguments the conditions
@@ -92,12 +97,14 @@ std::optional<SyscallChange> compare(const Policy& before, const Policy& after, 
     if (a == b) return;
     int sa = strictness(a), sb = strictness(b);
     std::optional<Example>& slot = sb < sa ? c.widened : sb > sa ? c.narrowed : c.other;
-    if (slot) return;
+    const bool starts_running = runs(b) && !runs(a);
+    if (slot && (!starts_running || c.runs_now)) return;
     Example e{{}, a, b};
     for (int index = 0; index < 6; ++index)
       if (args[index] != 0 || std::count(points.indexes.begin(), points.indexes.end(), index))
         e.args.emplace_back(index, args[index]);
-    slot = std::move(e);
+    if (starts_running && !c.runs_now) c.runs_now = e;
+    if (!slot) slot = std::move(e);
   };
   std::vector<std::size_t> at(points.indexes.size(), 0);
   std::uint64_t args[6] = {0, 0, 0, 0, 0, 0};

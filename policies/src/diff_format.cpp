@@ -111,6 +111,9 @@ std::string diff_text(const PolicyDiff& d) {
                to_string(e->before) + " → " + to_string(e->after) + "\n";
       };
       example(c.widened, "wider");
+      // When the first wider point is not where the call starts to run (kill → errno there).
+      if (c.runs_now && c.widened && c.runs_now->args != c.widened->args)
+        example(c.runs_now, "runs");
       example(c.narrowed, "narrower");
       example(c.other, "changed");
     }
@@ -162,7 +165,8 @@ nlohmann::json diff_json(const PolicyDiff& d) {
                              {"after", after},
                              {"wider_at", example_json(c.widened)},
                              {"narrower_at", example_json(c.narrowed)},
-                             {"changed_at", example_json(c.other)}});
+                             {"changed_at", example_json(c.other)},
+                             {"runs_at", example_json(c.runs_now)}});
   }
   return j;
 }

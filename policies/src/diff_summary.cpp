@@ -96,8 +96,7 @@ std::vector<CategoryChanges> by_category(const PolicyDiff& d) {
     }
     if (s.widened && is_dangerous_syscall(s.syscall)) {
       row.dangerous_wider.push_back(s.syscall);
-      if (strictness(s.widened->after) <= strictness(Action{ActionKind::log, 0, false}))
-        row.dangerous_run.push_back(s.syscall);
+      if (s.runs_now) row.dangerous_run.push_back(s.syscall);
     }
   }
   return out;

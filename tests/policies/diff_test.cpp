@@ -2,6 +2,7 @@
 // its JSON, and the exit status that gates a review in CI.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/ptrace.h>
 
 #include <cerrno>
 
@@ -97,6 +98,31 @@ TEST(Diff, ConditionWideningAndNarrowingWithAnExample) {
   ASSERT_EQ(mixed.syscalls.size(), 1u);
   EXPECT_EQ(mixed.syscalls[0].change, Change::mixed);
   EXPECT_TRUE(mixed.wider());
+}
+
+// kill → errno at arg0 = 0 is met first, but PTRACE_SEIZE now runs: that is recorded apart.
+TEST(Diff, WhereACallNowRunsIsKeptBesideTheFirstWiderExample) {
+  Policy killed = text("default errno EPERM\nkill ptrace\n", "a.policy");
+  Policy seize =
+      text("default errno EPERM\nallow ptrace if arg0 == PTRACE_SEIZE\nerrno EPERM ptrace\n",
+           "b.policy");
+  PolicyDiff d = diff(killed, seize);
+  const SyscallChange* c = find(d, "ptrace");
+  ASSERT_NE(c, nullptr) << diff_text(d);
+  ASSERT_TRUE(c->widened);
+  EXPECT_EQ(to_string(c->widened->after), "errno EPERM");
+  ASSERT_TRUE(c->runs_now) << diff_text(d);
+  EXPECT_EQ(c->runs_now->args, (std::vector<std::pair<int, std::uint64_t>>{{0, PTRACE_SEIZE}}));
+  EXPECT_EQ(to_string(c->runs_now->after), "allow");
+  EXPECT_NE(diff_text(d).find("runs at arg0=0x4206: kill → allow"), std::string::npos)
+      << diff_text(d);
+  EXPECT_EQ(diff_json(d)["syscalls"][0]["runs_at"]["after"], "allow");
+
+  // kill → errno everywhere: wider, but nothing runs.
+  PolicyDiff refused = diff(killed, text("default errno EPERM\nerrno EPERM ptrace\n", "c.policy"));
+  ASSERT_EQ(refused.syscalls.size(), 1u);
+  EXPECT_TRUE(refused.syscalls[0].widened);
+  EXPECT_FALSE(refused.syscalls[0].runs_now);
 }
 
 TEST(Diff, RangeBoundariesAreFoundExactly) {

@@ -46,6 +46,9 @@ struct SyscallChange {
   std::vector<RuleLine> before, after;
   // The first argument values found where AFTER is less strict / stricter / only other.
   std::optional<Example> widened, narrowed, other;
+  // The first where AFTER lets the call run (allow or log) and BEFORE did not. Not always
+  // `widened`: that may be kill → errno at one value while another value now runs.
+  std::optional<Example> runs_now;
 };
 
 struct PolicyDiff {
