@@ -27,14 +27,16 @@ struct ArgumentNames {
   std::array<std::string_view, 3> prefixes;
 };
 
-constexpr std::array<ArgumentNames, 11> kArguments = {{
+constexpr std::array<ArgumentNames, 13> kArguments = {{
     {"ioctl", 1, Shape::one_of, {"TC", "TIOC", "FIO"}},
     {"socket", 0, Shape::one_of, {"AF_", "", ""}},
     {"socket", 1, Shape::flags, {"SOCK_", "", ""}},
     {"socketpair", 0, Shape::one_of, {"AF_", "", ""}},
+    {"socketpair", 1, Shape::flags, {"SOCK_", "", ""}},
     {"clone", 0, Shape::clone_flags, {"CLONE_", "", ""}},
     {"unshare", 0, Shape::flags, {"CLONE_", "", ""}},
     {"prctl", 0, Shape::one_of, {"PR_", "", ""}},
+    {"ptrace", 0, Shape::one_of, {"PTRACE_", "", ""}},
     {"fcntl", 1, Shape::one_of, {"F_", "", ""}},
     {"madvise", 2, Shape::one_of, {"MADV_", "", ""}},
     {"open", 1, Shape::open_flags, {"O_", "", ""}},
@@ -113,8 +115,11 @@ std::string value_text(std::string_view syscall, int arg, std::uint64_t value) {
     switch (argument.shape) {
       case Shape::one_of:
         return one_of(names, value);
-      case Shape::flags:
-        return joined(bit_names(names, bits), bits);
+      case Shape::flags: {
+        // Named first: joined() must see only the bits no name took.
+        std::vector<std::string> parts = bit_names(names, bits);
+        return joined(std::move(parts), bits);
+      }
       case Shape::open_flags: {
         std::vector<std::string> parts;
         const std::uint64_t mode = value & O_ACCMODE;

@@ -5,6 +5,7 @@
 #include <linux/audit.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -175,7 +176,8 @@ TEST(ValueNames, EveryNameReadsBackAsItsValue) {
                         {"fcntl", 1, {"F_"}},
                         {"prctl", 0, {"PR_"}},
                         {"madvise", 2, {"MADV_"}},
-                        {"clone", 0, {"CLONE_"}}};
+                        {"clone", 0, {"CLONE_"}},
+                        {"ptrace", 0, {"PTRACE_"}}};
   for (const auto& c : cases) {
     for (const auto& constant : all_constants()) {
       bool mine = false;
@@ -203,6 +205,11 @@ TEST(ValueNames, EveryNameReadsBackAsItsValue) {
   EXPECT_EQ(value_text("openat", 2, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC),
             "O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC");
   EXPECT_EQ(value_text("ioctl", 1, 0x12345678), "0x12345678");  // no name: the number
+  // Each bit once: not "SOCK_STREAM | SOCK_CLOEXEC | 0x80001".
+  EXPECT_EQ(value_text("socket", 1, SOCK_STREAM | SOCK_CLOEXEC), "SOCK_STREAM | SOCK_CLOEXEC");
+  EXPECT_EQ(value_text("socketpair", 1, SOCK_SEQPACKET), "SOCK_SEQPACKET");
+  EXPECT_EQ(value_text("unshare", 0, CLONE_NEWUSER | CLONE_NEWNS), "CLONE_NEWNS | CLONE_NEWUSER");
+  EXPECT_EQ(value_text("ptrace", 0, PTRACE_SEIZE), "PTRACE_SEIZE");
 }
 
 }  // namespace
