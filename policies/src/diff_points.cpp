@@ -67,7 +67,8 @@ std::size_t ArgPoints::combinations() const {
   return n;
 }
 
-ArgPoints boundary_points(const std::vector<const Rule*>& a, const std::vector<const Rule*>& b) {
+ArgPoints boundary_points(const std::vector<const Rule*>& a, const std::vector<const Rule*>& b,
+                          std::size_t max_combinations) {
   std::map<int, std::vector<Atom>> atoms;
   for (const auto* rules : {&a, &b})
     for (const Rule* r : *rules)
@@ -79,7 +80,7 @@ ArgPoints boundary_points(const std::vector<const Rule*>& a, const std::vector<c
     points.values.emplace_back(values.begin(), values.end());
   }
   // Thin the longest list (keeping every other value, boundaries first) until the product fits.
-  while (points.combinations() > kMaxCombinations) {
+  while (points.combinations() > max_combinations) {
     auto longest =
         std::max_element(points.values.begin(), points.values.end(),
                          [](const auto& x, const auto& y) { return x.size() < y.size(); });
@@ -142,19 +143,20 @@ std::optional<Args> witness(const Conjunction& c) {
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::vector<Args>> disagreement_witnesses(const std::vector<const Rule*>& a,
-                                                        const Action& default_a,
-                                                        const std::vector<const Rule*>& b,
-                                                        const Action& default_b) {
+// A point in each region where `a` decides one way and `b` another, for the pairs of decisions
+// `wanted` picks.
+template <typename Wanted>
+std::optional<std::vector<Args>> witnesses(const std::vector<const Rule*>& a,
+                                           const Action& default_a,
+                                           const std::vector<const Rule*>& b,
+                                           const Action& default_b, Wanted wanted) {
   try {
     std::vector<Args> out;
     const std::vector<Region> ra = decision_regions(a, default_a);
     const std::vector<Region> rb = decision_regions(b, default_b);
     for (const Region& x : ra) {
       for (const Region& y : rb) {
-        if (x.action == y.action) continue;
+        if (!wanted(x.action, y.action)) continue;
         const std::vector<Conjunction> both = conjoin(x.terms, y.terms);
         check_size(both);
         for (const Conjunction& term : both) {
@@ -168,6 +170,24 @@ std::optional<std::vector<Args>> disagreement_witnesses(const std::vector<const 
   } catch (const InexpressibleCondition&) {
     return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<std::vector<Args>> disagreement_witnesses(const std::vector<const Rule*>& a,
+                                                        const Action& default_a,
+                                                        const std::vector<const Rule*>& b,
+                                                        const Action& default_b) {
+  return witnesses(a, default_a, b, default_b,
+                   [](const Action& x, const Action& y) { return !(x == y); });
+}
+
+std::optional<std::vector<Args>> witnesses_where(const std::vector<const Rule*>& a,
+                                                 const Action& default_a,
+                                                 const std::vector<const Rule*>& b,
+                                                 const Action& default_b, const Action& b_action) {
+  return witnesses(a, default_a, b, default_b,
+                   [&](const Action&, const Action& y) { return y == b_action; });
 }
 
 }  // namespace jail::policy::detail

@@ -23,7 +23,8 @@ struct ArgPoints {
 inline constexpr std::size_t kMaxCombinations = std::size_t{1} << 20;
 
 [[nodiscard]] ArgPoints boundary_points(const std::vector<const Rule*>& a,
-                                        const std::vector<const Rule*>& b);
+                                        const std::vector<const Rule*>& b,
+                                        std::size_t max_combinations = kMaxCombinations);
 
 // One argument vector in each region where the two rule lists (first match, then their
 // defaults) decide differently — worked out from the conditions themselves, so no difference
@@ -33,5 +34,13 @@ using Args = std::array<std::uint64_t, 6>;
 [[nodiscard]] std::optional<std::vector<Args>> disagreement_witnesses(
     const std::vector<const Rule*>& a, const Action& default_a, const std::vector<const Rule*>& b,
     const Action& default_b);
+
+// One argument vector in each region where `a` decides anything and `b` decides `b_action`:
+// where `b` is a question ("allow socket if arg0 == AF_INET"), every way `a` can answer it.
+[[nodiscard]] std::optional<std::vector<Args>> witnesses_where(const std::vector<const Rule*>& a,
+                                                               const Action& default_a,
+                                                               const std::vector<const Rule*>& b,
+                                                               const Action& default_b,
+                                                               const Action& b_action);
 
 }  // namespace jail::policy::detail
