@@ -60,7 +60,7 @@ void classify(const Policy& p, const std::string& name, CategoryCapabilities& ro
 }  // namespace
 
 bool Probe::runs() const {
-  return lets_run(action);
+  return reach != Answer::no;
 }
 
 bool Need::met() const {

@@ -61,11 +61,17 @@ std::string category_text(const CategoryCapabilities& row) {
   return out;
 }
 
-// "socket(AF_INET, SOCK_STREAM): allow" for a need met; for one that is not, every call tried
-// and what it got: "mount, fsopen: kill".
+// Past this a call found running is named as the question names it (a thread's nine clone flags);
+// the JSON has it whole.
+constexpr std::size_t kCallWidth = 60;
+
+// "socket(AF_INET, SOCK_STREAM): allow" for a need met, "(some arguments)" when others are
+// refused; for one that is not, every call tried and what it got: "mount, fsopen: kill".
 std::string need_text(const Need& need) {
   for (const Probe& p : need.alternatives)
-    if (p.runs()) return p.call + ": " + to_string(p.action);
+    if (p.runs())
+      return (p.at.size() <= kCallWidth ? p.at : p.call) + ": " + to_string(p.action) +
+             (p.reach == Answer::partly ? " (some arguments)" : "");
   std::string out, calls;
   for (std::size_t i = 0; i < need.alternatives.size(); ++i) {
     const Probe& p = need.alternatives[i];
@@ -85,7 +91,9 @@ std::string capabilities_text(const Capabilities& c) {
   std::string out =
       c.policy + ", by category (a syscall no rule names: " + to_string(c.default_action) + ")\n";
   for (const auto& row : c.categories) out += "\n" + category_text(row);
-  out += "\nQuestions (the policy evaluated at the arguments programs pass):\n";
+  out +=
+      "\nQuestions (the policy evaluated where its conditions change and at what programs "
+      "pass):\n";
   for (const auto& q : c.questions) {
     std::string answer(to_string(q.answer));
     out += "  " + answer + std::string(8 - answer.size(), ' ') + q.question + "\n";
@@ -119,9 +127,15 @@ nlohmann::json capabilities_json(const Capabilities& c) {
     for (const Need& n : q.needs) {
       nlohmann::json calls = nlohmann::json::array();
       for (const Probe& p : n.alternatives)
-        calls.push_back({{"call", p.call}, {"action", to_string(p.action)}});
-      needs.push_back(
-          {{"what", n.what}, {"required", n.required}, {"met", n.met()}, {"calls", calls}});
+        calls.push_back({{"call", p.call},
+                         {"runs", to_string(p.reach)},
+                         {"at", p.at.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.at)},
+                         {"action", to_string(p.action)}});
+      needs.push_back({{"what", n.what},
+                       {"required", n.required},
+                       {"extra", n.extra},
+                       {"met", n.met()},
+                       {"calls", calls}});
     }
     questions.push_back({{"key", q.key},
                          {"question", q.question},

@@ -124,6 +124,60 @@ TEST(Capabilities, PartlyWhenSomeOfWhatAQuestionNeedsRuns) {
   EXPECT_EQ(answer_to(exec_only, "processes"), Answer::no);
 }
 
+// The review's policy: only IPv6 sockets with SOCK_CLOEXEC, only clone(SIGCHLD). Both run, so
+// neither answer may be no, whatever flags a typical program would have passed.
+constexpr const char* kCap2 =
+    "default errno EPERM\n"
+    "allow socket if arg0 == AF_INET6 && (arg1 & SOCK_CLOEXEC) != 0\n"
+    "errno EPERM socket\n"
+    "allow clone if arg0 == SIGCHLD\n"
+    "errno EPERM clone fork vfork\n"
+    "include \"default\"\n";
+
+TEST(Capabilities, AnswersFromThePolicysOwnConditionsNotFixedArguments) {
+  const Policy cap2 = parse_policy(kCap2, "cap2.policy");
+  ASSERT_TRUE(runs(cap2, "clone", SIGCHLD));
+  const Capabilities c = capabilities(cap2);
+  // IPv6 runs, with SOCK_CLOEXEC; IPv4 does not.
+  EXPECT_EQ(answer_to(c, "network_sockets"), Answer::partly);
+  // clone(SIGCHLD) creates a process and execve runs.
+  EXPECT_EQ(answer_to(c, "processes"), Answer::yes);
+}
+
+// Each of these lets a call run at arguments no fixed probe passes: a "no" would be wrong.
+TEST(Capabilities, NoOnlyWhenNoArgumentTheQuestionCountsRuns) {
+  struct Case {
+    const char* rule;
+    const char* key;
+  } const cases[] = {
+      {"allow socket if arg0 == AF_INET && arg2 == IPPROTO_TCP", "network_sockets"},
+      {"allow socket if arg0 == AF_PACKET", "network_sockets"},
+      {"allow clone if arg0 == CLONE_VM | CLONE_VFORK | SIGCHLD", "processes"},  // posix_spawn
+      {"allow clone if arg0 == CLONE_VM | CLONE_SIGHAND | CLONE_THREAD", "threads"},
+      {"allow openat if (arg2 & O_CLOEXEC) != 0", "write_files"},
+      {"allow pidfd_getfd", "other_processes"},
+      {"allow kcmp", "other_processes"},
+      {"allow ptrace if arg0 > PTRACE_ATTACH && arg0 < PTRACE_DETACH || arg0 == PTRACE_SEIZE",
+       "other_processes"},
+  };
+  for (const Case& k : cases) {
+    const Capabilities c =
+        capabilities(parse_policy(std::string("default errno EPERM\n") + k.rule + "\n", "p"));
+    EXPECT_NE(answer_to(c, k.key), Answer::no) << k.rule;
+  }
+  // And what the questions do not count stays no: an AF_NETLINK socket, PTRACE_TRACEME, a
+  // read-only open.
+  for (const Case& k : {Case{"allow socket if arg0 == AF_NETLINK", "network_sockets"},
+                        Case{"allow ptrace if arg0 == PTRACE_TRACEME", "other_processes"},
+                        Case{"allow openat if (arg2 & O_ACCMODE) == O_RDONLY && "
+                             "(arg2 & O_CREAT) == 0 && (arg2 & O_TRUNC) == 0",
+                             "write_files"}}) {
+    const Capabilities c =
+        capabilities(parse_policy(std::string("default errno EPERM\n") + k.rule + "\n", "p"));
+    EXPECT_EQ(answer_to(c, k.key), Answer::no) << k.rule;
+  }
+}
+
 // --- the CLI
 
 using policy_test::CliRun;
@@ -149,6 +203,29 @@ TEST(CapabilitiesCli, TextIsASummaryWithAnswersAndTheJailsWalls) {
   CliRun with_syscall = explain({"default", "read"});
   EXPECT_EQ(with_syscall.code, 2);
   EXPECT_NE(with_syscall.err.find("--capabilities"), std::string::npos) << with_syscall.err;
+}
+
+TEST(CapabilitiesCli, ShowsTheCallThatRunsAndWhetherOthersAreRefused) {
+  policy_test::ScratchDir scratch;
+  const std::string cap2 = scratch.write("cap2.policy", kCap2);
+  CliRun r = explain({cap2});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  partly  open network sockets"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("socket(AF_INET6, SOCK_CLOEXEC): allow (some arguments)"), std::string::npos)
+      << r.out;
+  // The clone tried is named by the flags it was tried with.
+  EXPECT_NE(r.out.find("clone(SIGCHLD): allow (some arguments)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("as fork"), std::string::npos) << r.out;
+
+  const auto j = nlohmann::json::parse(explain({cap2, "--format", "json"}).out);
+  const auto& network = j["questions"][0];
+  ASSERT_EQ(network["key"], "network_sockets");
+  EXPECT_EQ(network["answer"], "partly");
+  EXPECT_EQ(network["needs"][1]["calls"][0]["runs"], "partly");
+  EXPECT_EQ(network["needs"][1]["calls"][0]["at"], "socket(AF_INET6, SOCK_CLOEXEC)");
+  EXPECT_EQ(network["needs"][0]["calls"][0]["runs"], "no");
+  EXPECT_TRUE(network["needs"][0]["calls"][0]["at"].is_null());
+  EXPECT_EQ(network["needs"][2]["extra"], true);
 }
 
 TEST(CapabilitiesCli, Json) {
