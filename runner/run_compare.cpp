@@ -183,7 +183,8 @@ std::string target_key(std::string target) {
   return target;
 }
 
-// The mount the tool sees at each target: a later one sits on an earlier one.
+// The mount the tool sees at each target: a later one sits on an earlier one. Between targets,
+// the order they go on in is compare_mount_order's.
 std::map<std::string, Mount> mounts_by_target(const Spec& spec) {
   std::map<std::string, Mount> out;
   for (const Mount& mount : spec.mounts) {
@@ -235,6 +236,43 @@ Verdict compare_mount(const Mount& a, const Mount& b) {
   return verdict;
 }
 
+// Where each target's mount (the last one there) comes in the order the mounts go on.
+std::map<std::string, std::size_t> mount_places(const Spec& spec) {
+  std::map<std::string, std::size_t> out;
+  for (std::size_t i = 0; i < spec.mounts.size(); ++i) out[target_key(spec.mounts[i].target)] = i;
+  return out;
+}
+
+bool below(const std::string& inner, const std::string& outer) {
+  return outer == "/" ? inner != "/" : inner.starts_with(outer + "/");
+}
+
+// A mount covers whatever went on before it at or below its target, so the same mounts in
+// another order show the tool something else there. Covering can widen (a writable parent over a
+// read-only .git) and so can uncovering (a writable bind no longer under a tmpfs): either is wider.
+void compare_mount_order(Comparison& out, const Spec& a, const Spec& b) {
+  const auto before = mount_places(a), after = mount_places(b);
+  for (const auto& [outer, outer_before] : before) {
+    const auto outer_after = after.find(outer);
+    if (outer_after == after.end()) continue;
+    for (const auto& [inner, inner_before] : before) {
+      const auto inner_after = after.find(inner);
+      if (!below(inner, outer) || inner_after == after.end()) continue;
+      const bool covered_before = outer_before > inner_before;
+      const bool covered_after = outer_after->second > inner_after->second;
+      if (covered_before == covered_after) continue;
+      const auto order = [&](bool covered) {
+        return covered ? nlohmann::json::array({inner, outer})
+                       : nlohmann::json::array({outer, inner});
+      };
+      out.add("mounts.order", Widening::wider, order(covered_before), order(covered_after),
+              covered_after
+                  ? fmt::format("{} now goes on after {} and covers it", outer, inner)
+                  : fmt::format("{} now goes on after {}: no longer covered by it", inner, outer));
+    }
+  }
+}
+
 void compare_mounts(Comparison& out, const Spec& a, const Spec& b) {
   const auto before = mounts_by_target(a), after = mounts_by_target(b);
   std::map<std::string, bool> targets;
@@ -275,6 +313,7 @@ void compare_mounts(Comparison& out, const Spec& a, const Spec& b) {
     out.add(field, compare_mount(was->second, is->second), mount_json(was->second),
             mount_json(is->second));
   }
+  compare_mount_order(out, a, b);
   out.openings("unmask", a.unmask, b.unmask);
   out.limit("tmp_size", std::optional(a.tmp_size_bytes), std::optional(b.tmp_size_bytes));
   out.changed("rootfs", a.rootfs ? nlohmann::json(*a.rootfs) : nlohmann::json(nullptr),

@@ -136,6 +136,35 @@ TEST_F(RunDiff, AnotherHostPathAtATargetIsWiderEitherWay) {
   }
 }
 
+TEST_F(RunDiff, NestedMountsInTheOtherOrderAreWiderEitherWay) {
+  // Mounts apply in order: a bind of data at /w after the read-only .git below it covers that, and
+  // the tool writes the host's data/.git. Each target keeps its mount; only the order moved.
+  const std::string outer = "bind = [\"data:/w\"]\n";
+  const std::string read_only = "ro-bind = [\"data/.git:/w/.git\"]\n";
+  const std::string tmpfs = "tmpfs = [\"/w/.git\"]\n";
+  const std::string protect = "protect = [\"data/.git\"]\n";  // a ro-bind after every mount
+  const std::pair<std::string, std::string> cases[] = {
+      {outer + read_only, read_only + outer},
+      {read_only + outer, outer + read_only},
+      {"bind = [\"data:/w\", \"data/.git:/w/.git\"]\n",
+       "bind = [\"data/.git:/w/.git\", \"data:/w\"]\n"},
+      {outer + tmpfs, tmpfs + outer},
+      {outer + protect, read_only + outer},
+  };
+  for (const auto& [before, after] : cases) {
+    RunResult r = diff(before, after);
+    EXPECT_EQ(r.exit_code, 1) << before << "->\n" << after << describe(r);
+    const std::string line = line_starting(r.out, "wider    mounts.order:");
+    EXPECT_NE(line.find("\"/w\""), std::string::npos) << describe(r);
+    EXPECT_NE(line.find("\"/w/.git\""), std::string::npos) << describe(r);
+  }
+  // Targets apart from each other cover nothing of each other, whatever their order.
+  RunResult apart =
+      diff(outer + "ro-bind = [\"other:/v\"]\n", "ro-bind = [\"other:/v\"]\n" + outer);
+  EXPECT_EQ(apart.exit_code, 0) << describe(apart);
+  EXPECT_EQ(apart.out, "") << describe(apart);
+}
+
 TEST_F(RunDiff, TheHostNetworkIsWider) {
   expect_wider_then_narrower("", "net = \"host\"\n", "net");
 }
