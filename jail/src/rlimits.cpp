@@ -40,10 +40,13 @@ std::vector<child::RlimitSetting> rlimits_for(const Limits& limits) {
 }
 
 std::optional<Rlimit> rlimit_in_force(const Limits& limits, int resource) {
+  const std::optional<Rlimit> set = rlimit_jail_sets(limits, resource);
+  return set && set->soft != RLIM_INFINITY ? set : std::nullopt;
+}
+
+std::optional<Rlimit> rlimit_jail_sets(const Limits& limits, int resource) {
   for (const child::RlimitSetting& setting : rlimits_for(limits)) {
-    if (setting.resource != resource) continue;
-    if (setting.soft == RLIM_INFINITY) return std::nullopt;
-    return Rlimit{resource, setting.soft, setting.hard};
+    if (setting.resource == resource) return Rlimit{resource, setting.soft, setting.hard};
   }
   return std::nullopt;
 }

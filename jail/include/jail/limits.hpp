@@ -66,6 +66,12 @@ enum class Limit {
 // unlimited: then nothing is enforced at the soft value.
 [[nodiscard]] std::optional<Rlimit> rlimit_in_force(const Limits& limits, int resource);
 
+// The rlimit of `resource` jail sets for the tool, soft and hard as set (unlimited included): the
+// flags' and --rlimit's as above, and jail's defaults where neither sets it (core 0 unless
+// core_dumps; msgqueue a quarter of the calling process's own). nullopt: jail sets none, and the
+// tool inherits the caller's.
+[[nodiscard]] std::optional<Rlimit> rlimit_jail_sets(const Limits& limits, int resource);
+
 // "cpu" → RLIMIT_CPU, "nofile" → RLIMIT_NOFILE, …; nullopt for an unknown name.
 [[nodiscard]] std::optional<int> rlimit_resource(std::string_view name);
 [[nodiscard]] std::string_view rlimit_name(int resource);
