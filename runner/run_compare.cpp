@@ -1,10 +1,12 @@
 #include "run_compare.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "policy/diagnostics.hpp"
 #include "policy/diff.hpp"
@@ -330,11 +332,70 @@ void compare_mounts(Comparison& out, const Spec& a, const Spec& b) {
   }
 }
 
-// The rlimit of each resource in force (the last entry for it); absent: none set.
-std::map<int, Rlimit> rlimits_by_resource(const Limits& limits) {
-  std::map<int, Rlimit> out;
-  for (const Rlimit& r : limits.rlimits) out[r.resource] = r;
-  return out;
+// A resource's rlimit as the tool gets it, and where it comes from when no --rlimit entry set it.
+struct RlimitInRun {
+  rlim_t soft = RLIM_INFINITY, hard = RLIM_INFINITY;
+  std::string unset;  // empty: an --rlimit entry set it
+};
+
+std::string why_jail_sets(const Limits& limits, int resource) {
+  switch (resource) {
+    case RLIMIT_CPU:
+      if (limits.cpu_time) return "from cpu-time";
+      break;
+    case RLIMIT_FSIZE:
+      if (limits.max_file_size) return "from max-file-size";
+      break;
+    case RLIMIT_NOFILE:
+      if (limits.max_open_files) return "from max-open-files";
+      break;
+    case RLIMIT_CORE:
+      return "jail's default (no core dumps)";
+    case RLIMIT_MSGQUEUE:
+      return "jail's default (a quarter of the caller's)";
+    default:
+      break;
+  }
+  return "set by jail";
+}
+
+// Not set is not unlimited: jail sets some itself, and the tool inherits the rest from its caller
+// (here `jail diff`'s caller, who is taken to be the one who runs the profiles).
+RlimitInRun rlimit_in_run(const Limits& limits, int resource) {
+  const bool entry = std::any_of(limits.rlimits.begin(), limits.rlimits.end(),
+                                 [&](const Rlimit& r) { return r.resource == resource; });
+  if (const std::optional<Rlimit> set = rlimit_jail_sets(limits, resource)) {
+    return {set->soft, set->hard, entry ? "" : why_jail_sets(limits, resource)};
+  }
+  rlimit own{RLIM_INFINITY, RLIM_INFINITY};
+  if (::getrlimit(resource, &own) != 0) own = {RLIM_INFINITY, RLIM_INFINITY};
+  return {own.rlim_cur, own.rlim_max, "the caller's, which the tool inherits"};
+}
+
+nlohmann::json rlimit_json(rlim_t value) {
+  return value == RLIM_INFINITY ? nlohmann::json("unlimited") : nlohmann::json(value);
+}
+
+// Each resource an --rlimit entry of either run sets, soft and hard. The others are the same in
+// both runs unless a flag of their own (cpu-time, core dumps, ...) differs, which says so itself.
+void compare_rlimits(Comparison& out, const Limits& a, const Limits& b) {
+  std::set<int> resources;
+  for (const Rlimit& r : a.rlimits) resources.insert(r.resource);
+  for (const Rlimit& r : b.rlimits) resources.insert(r.resource);
+  for (const int resource : resources) {
+    const RlimitInRun before = rlimit_in_run(a, resource), after = rlimit_in_run(b, resource);
+    for (const bool hard : {false, true}) {
+      const rlim_t x = hard ? before.hard : before.soft, y = hard ? after.hard : after.soft;
+      if (x == y) continue;
+      std::vector<std::string> why;
+      if (!before.unset.empty()) why.push_back("before: not set, " + before.unset);
+      if (!after.unset.empty()) why.push_back("after: not set, " + after.unset);
+      why.emplace_back(y > x ? "a larger limit" : "a smaller limit");  // unlimited is the largest
+      out.add(fmt::format("limits.rlimits[{}].{}", rlimit_name(resource), hard ? "hard" : "soft"),
+              y > x ? Widening::wider : Widening::narrower, rlimit_json(x), rlimit_json(y),
+              fmt::format("{}", fmt::join(why, "; ")));
+    }
+  }
 }
 
 void compare_limits(Comparison& out, const Spec& a, const Spec& b) {
@@ -353,21 +414,7 @@ void compare_limits(Comparison& out, const Spec& a, const Spec& b) {
   out.limit("limits.cpu_time_ms", ms(x.cpu_time), ms(y.cpu_time));
   out.limit("limits.max_file_size", x.max_file_size, y.max_file_size);
   out.limit("limits.max_open_files", x.max_open_files, y.max_open_files);
-  const auto before = rlimits_by_resource(x), after = rlimits_by_resource(y);
-  std::map<int, bool> resources;
-  for (const auto& [resource, r] : before) resources[resource] = true;
-  for (const auto& [resource, r] : after) resources[resource] = true;
-  for (const auto& [resource, unused] : resources) {
-    const auto value = [&](const std::map<int, Rlimit>& m, bool hard) {
-      const auto it = m.find(resource);
-      return it == m.end() || (hard ? it->second.hard : it->second.soft) == RLIM_INFINITY
-                 ? std::nullopt
-                 : std::optional<rlim_t>(hard ? it->second.hard : it->second.soft);
-    };
-    const std::string name(rlimit_name(resource));
-    out.limit("limits.rlimits[" + name + "].soft", value(before, false), value(after, false));
-    out.limit("limits.rlimits[" + name + "].hard", value(before, true), value(after, true));
-  }
+  compare_rlimits(out, x, y);
   out.opening("limits.core_dumps", x.core_dumps, y.core_dumps, "core dumps");
   out.limit("max_output", a.max_output_bytes, b.max_output_bytes);
   out.changed("cgroup_parent",

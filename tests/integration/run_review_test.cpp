@@ -2,6 +2,7 @@
 // verdict on a profile change, as a security team's review reads them. Nothing is run.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -172,6 +173,40 @@ TEST_F(RunDiff, TheHostNetworkIsWider) {
 TEST_F(RunDiff, ALargerMemoryLimitIsWider) {
   expect_wider_then_narrower("memory = \"512M\"\n", "memory = \"1G\"\n", "limits.memory");
   expect_wider_then_narrower("memory = \"512M\"\n", "", "limits.memory");  // gone: unlimited
+}
+
+// An rlimit no entry sets is jail's default or the caller's own, never "unlimited".
+TEST_F(RunDiff, AnRlimitIsComparedWithWhatTheRunWouldHaveWithoutIt) {
+  // jail sets core to 0 unless core dumps are asked for.
+  expect_wider_then_narrower("", "rlimit = [\"core=unlimited\"]\n", "limits.rlimits[core].soft");
+  RunResult core = diff("", "rlimit = [\"core=unlimited\"]\n", {"--format", "json"});
+  ASSERT_EQ(core.exit_code, 1) << describe(core);
+  const nlohmann::json change = nlohmann::json::parse(core.out).at("changes").at(0);
+  EXPECT_EQ(change.at("field"), "limits.rlimits[core].soft");
+  EXPECT_EQ(change.at("before"), 0);
+  EXPECT_EQ(change.at("after"), "unlimited");
+  EXPECT_NE(change.at("why").get<std::string>().find("jail's default"), std::string::npos)
+      << core.out;
+
+  // jail gives the tool a quarter of the caller's msgqueue; the caller's whole is more. jail diff
+  // runs with this test's limits, as a run would.
+  rlimit own{};
+  ASSERT_EQ(::getrlimit(RLIMIT_MSGQUEUE, &own), 0);
+  if (own.rlim_cur != RLIM_INFINITY && own.rlim_cur >= 4) {
+    expect_wider_then_narrower("", "rlimit = [\"msgqueue=" + std::to_string(own.rlim_cur) + "\"]\n",
+                               "limits.rlimits[msgqueue].soft");
+  }
+
+  // Others the tool inherits from the caller.
+  ASSERT_EQ(::getrlimit(RLIMIT_STACK, &own), 0);
+  if (own.rlim_cur != RLIM_INFINITY) {
+    expect_wider_then_narrower("", "rlimit = [\"stack=unlimited\"]\n",
+                               "limits.rlimits[stack].soft");
+    RunResult stack = diff("", "rlimit = [\"stack=unlimited\"]\n");
+    EXPECT_NE(line_starting(stack.out, "wider    limits.rlimits[stack].soft:").find("the caller's"),
+              std::string::npos)
+        << describe(stack);
+  }
 }
 
 TEST_F(RunDiff, AShippedPolicyNarrowerThanTheDefaultIsNarrower) {
