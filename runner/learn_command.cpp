@@ -255,7 +255,7 @@ void report_changes(const std::string& text, const std::string& out, const polic
   for (const auto& use : seen) {
     if (old == nullptr || allows_use(*old, use) || !allows_use(*loaded.policy, use)) continue;
     std::fprintf(stderr, "jail: added %s (%s)\n", use.name.c_str(),
-                 fmt::format("{} {}", use.count, use.count == 1 ? "call" : "calls").c_str());
+                 counted(use.count, "call", "calls").c_str());
   }
   for (const auto& line : refused_by(*loaded.policy, seen)) {
     std::fprintf(stderr, "jail: still refused: %s; its bound (`within`) refuses it\n",

@@ -19,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "1 call", "2 calls": the counts are read by people reviewing the policy.
-std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
 std::string today() {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char text[32];

@@ -34,15 +34,6 @@ bool needed_by_jail(std::string_view name) {
   return std::find(kNeededByJail.begin(), kNeededByJail.end(), name) != kNeededByJail.end();
 }
 
-// "1 call", "2 calls": the counts are read by people reviewing the policy.
-std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
-bool lets_run(const policy::Action& action) {
-  return action.kind == policy::ActionKind::allow || action.kind == policy::ActionKind::log;
-}
-
 seccomp_data call_of(int nr, const std::array<std::uint64_t, 6>& args) {
   seccomp_data data{};
   data.nr = nr;
@@ -53,28 +44,25 @@ seccomp_data call_of(int nr, const std::array<std::uint64_t, 6>& args) {
 
 // The baseline's rules come first in every policy, the learned one too: what they refuse (a
 // set-id mode, a namespace flag) is refused either way, so they are passed over here.
-bool from_baseline(const policy::Rule& rule) {
-  return rule.baseline;
-}
 
 // Whether `p` lets `nr` run whatever its arguments (past the baseline).
 bool allows_always(const policy::Policy& p, int nr) {
   for (const policy::Rule* rule : p.rules_for(nr)) {
-    if (from_baseline(*rule)) continue;
-    if (!lets_run(rule->action)) return false;
+    if (rule->baseline) continue;
+    if (!policy::lets_run(rule->action)) return false;
     if (!rule->condition) return true;
   }
-  return lets_run(p.default_action);
+  return policy::lets_run(p.default_action);
 }
 
 // Whether `p` lets `nr` run for some arguments.
 bool may_allow(const policy::Policy& p, int nr) {
   for (const policy::Rule* rule : p.rules_for(nr)) {
-    if (from_baseline(*rule)) continue;
-    if (lets_run(rule->action)) return true;
+    if (rule->baseline) continue;
+    if (policy::lets_run(rule->action)) return true;
     if (!rule->condition) return false;
   }
-  return lets_run(p.default_action);
+  return policy::lets_run(p.default_action);
 }
 
 // The arguments of a call with `value` in the argument that matters, the others as the run gave
@@ -90,11 +78,12 @@ std::array<std::uint64_t, 6> with_value(const SyscallUse& use, int arg, std::uin
 bool allows_at(const policy::Policy& p, int nr, int arg, std::uint64_t value) {
   std::array<std::uint64_t, 6> args{};
   args[static_cast<std::size_t>(arg)] = value;
-  return lets_run(policy::evaluate(p, call_of(nr, args)).action);
+  return policy::lets_run(policy::evaluate(p, call_of(nr, args)).action);
 }
 
 bool allows_value(const policy::Policy& p, const SyscallUse& use, int arg, std::uint64_t value) {
-  return lets_run(policy::evaluate(p, call_of(use.number, with_value(use, arg, value))).action);
+  return policy::lets_run(
+      policy::evaluate(p, call_of(use.number, with_value(use, arg, value))).action);
 }
 
 std::string names_of(std::string_view syscall, int arg, const std::vector<std::uint64_t>& values) {
@@ -346,10 +335,14 @@ class RulesWriter {
 
 }  // namespace
 
+std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 bool allows_use(const policy::Policy& p, const SyscallUse& use) {
   if (allows_always(p, use.number)) return true;
   for (const auto& args : use.distinct_args) {
-    if (!lets_run(policy::evaluate(p, call_of(use.number, args)).action)) return false;
+    if (!policy::lets_run(policy::evaluate(p, call_of(use.number, args)).action)) return false;
   }
   const std::optional<int> arg = policy::learned_condition_argument(use.name);
   if (!arg) return use.distinct_args.size() < kArgumentSetsKept;
@@ -370,14 +363,14 @@ std::vector<std::string> refused_by(const policy::Policy& limit,
     std::optional<policy::Decision> refusal;
     for (const auto& args : use.distinct_args) {
       const policy::Decision d = policy::evaluate(limit, call_of(use.number, args));
-      if (!lets_run(d.action)) refusal = d;
+      if (!policy::lets_run(d.action)) refusal = d;
       if (refusal) break;
     }
     const std::optional<int> arg = policy::learned_condition_argument(use.name);
     for (std::size_t i = 0; arg && !refusal && i < use.condition_values.size(); ++i) {
       const policy::Decision d = policy::evaluate(
           limit, call_of(use.number, with_value(use, *arg, use.condition_values[i])));
-      if (!lets_run(d.action)) refusal = d;
+      if (!policy::lets_run(d.action)) refusal = d;
     }
     if (!refusal) continue;
     lines.push_back(fmt::format(

@@ -4,7 +4,9 @@
 // a merge only what the policy widened does not allow already.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jail/result.hpp"
@@ -22,6 +24,9 @@ struct RulesRequest {
 
 [[nodiscard]] std::string learned_rules(const std::vector<SyscallUse>& seen,
                                         const RulesRequest& request);
+
+// "1 call", "2 calls": the counts are read by people reviewing the policy.
+[[nodiscard]] std::string counted(std::uint64_t n, std::string_view one, std::string_view many);
 
 // Whether `p` lets every call of `use` the run made run, including those past the samples kept.
 [[nodiscard]] bool allows_use(const policy::Policy& p, const SyscallUse& use);

@@ -9,10 +9,6 @@
 namespace jail::policy {
 namespace {
 
-bool lets_run(const Action& action) {
-  return action.kind == ActionKind::allow || action.kind == ActionKind::log;
-}
-
 // The rules that can decide: up to and including the first unconditional one.
 std::vector<const Rule*> reachable(const Policy& p, int nr) {
   std::vector<const Rule*> out;

@@ -162,17 +162,11 @@ const QuestionSpec kQuestions[] = {
 };
 // clang-format on
 
-bool lets_run(const Action& action) {
-  return action.kind == ActionKind::allow || action.kind == ActionKind::log;
-}
-
 const Action& decide(const std::vector<const Rule*>& rules, const Action& default_action,
                      const detail::Args& args) {
   std::uint64_t values[6];
   std::copy(args.begin(), args.end(), values);
-  for (const Rule* r : rules)
-    if (!r->condition || holds(*r->condition, values)) return r->action;
-  return default_action;
+  return policy::decide(rules, default_action, values);
 }
 
 // The question's side of one call, as a policy: it allows exactly what the question counts.

@@ -55,17 +55,6 @@ std::vector<RuleLine> lines(const std::vector<const Rule*>& rules, const Action&
   return out;
 }
 
-const Action& decide(const std::vector<const Rule*>& rules, const Action& default_action,
-                     const std::uint64_t (&args)[6]) {
-  for (const Rule* r : rules)
-    if (!r->condition || holds(*r->condition, args)) return r->action;
-  return default_action;
-}
-
-bool runs(const Action& action) {
-  return action.kind == ActionKind::allow || action.kind == ActionKind::log;
-}
-
 Change classify(bool wider, bool narrower, bool other) {
   if (wider && narrower) return Change::mixed;
   if (wider) return Change::wider;
@@ -97,7 +86,7 @@ std::optional<SyscallChange> compare(const Policy& before, const Policy& after, 
     if (a == b) return;
     int sa = strictness(a), sb = strictness(b);
     std::optional<Example>& slot = sb < sa ? c.widened : sb > sa ? c.narrowed : c.other;
-    const bool starts_running = runs(b) && !runs(a);
+    const bool starts_running = lets_run(b) && !lets_run(a);
     if (slot && (!starts_running || c.runs_now)) return;
     Example e{{}, a, b};
     for (int index = 0; index < 6; ++index)

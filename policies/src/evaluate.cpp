@@ -37,6 +37,13 @@ bool holds(const Condition& c, const std::uint64_t (&args)[6]) {
   return false;
 }
 
+const Action& decide(const std::vector<const Rule*>& rules, const Action& default_action,
+                     const std::uint64_t (&args)[6]) {
+  for (const Rule* r : rules)
+    if (!r->condition || holds(*r->condition, args)) return r->action;
+  return default_action;
+}
+
 Decision evaluate(const Policy& policy, const struct seccomp_data& data) {
   // The same prefix the compiled filter starts with (see compile.cpp).
   if (data.arch != AUDIT_ARCH_X86_64)

@@ -5,6 +5,10 @@
 
 namespace jail::policy {
 
+bool lets_run(const Action& action) {
+  return action.kind == ActionKind::allow || action.kind == ActionKind::log;
+}
+
 std::string to_string(const Action& action) {
   switch (action.kind) {
     case ActionKind::allow:

@@ -22,4 +22,9 @@ struct Decision {
 
 [[nodiscard]] Decision evaluate(const Policy& policy, const struct seccomp_data& data);
 
+// What one syscall's `rules` (in order) decide for these arguments, `default_action` when none
+// holds: evaluate() without the architecture checks, for tools that test many argument values.
+[[nodiscard]] const Action& decide(const std::vector<const Rule*>& rules,
+                                   const Action& default_action, const std::uint64_t (&args)[6]);
+
 }  // namespace jail::policy

@@ -32,6 +32,9 @@ struct Action {
 // "allow", "errno EPERM", "quietly errno ENOSYS", "errno 1234", "kill", "log", "trap".
 [[nodiscard]] std::string to_string(const Action& action);
 
+// Whether the call runs: allow, or log (the kernel only records it).
+[[nodiscard]] bool lets_run(const Action& action);
+
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
 [[nodiscard]] std::string_view to_string(CmpOp op);
 
